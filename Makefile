@@ -1,0 +1,40 @@
+# piopt — the README's two set-up commands are `make demo` and `make test`.
+GO      ?= go
+BIN     := bin/piopt
+SUDO    := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+DEMO    ?= demo-out
+PKGS    := ./...
+
+.PHONY: all deps build test bench demo lint fuzz clean
+
+all: build
+
+# deps installs what a bare Debian/Ubuntu machine with Go lacks: XGBoost's C
+# library and headers for training (cgo). Nothing else is needed.
+deps:
+	@if [ ! -f /usr/include/xgboost/c_api.h ]; then \
+		echo "installing libxgboost-dev (XGBoost C API, needed for training)"; \
+		$(SUDO) apt-get update -q && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -q libxgboost-dev; \
+	fi
+	@command -v gcc >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc; }
+
+build: deps
+	$(GO) build -o $(BIN) ./cmd/piopt
+
+test: deps
+	$(GO) vet $(PKGS)
+	$(GO) test -count=1 $(PKGS)
+
+bench: deps
+	$(GO) test -run '^$$' -bench . -benchmem -timeout 60m $(PKGS)
+
+demo: build
+	./$(BIN) synth --out $(DEMO)/folds
+	./$(BIN) experiment --folds $(DEMO)/folds --out $(DEMO)/results
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+
+clean:
+	rm -rf bin $(DEMO)

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/urfave/cli/v2"
+)
+
+// dataFlags are the flags of every command that reads a LETOR file.
+func dataFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.IntFlag{Name: "features", Usage: "feature count N (default: the largest index seen)"},
+		&cli.IntFlag{Name: "max-label", Value: 4, Usage: "highest relevance grade accepted (MSLR: 4)"},
+		&cli.StringFlag{Name: "query-file", Usage: "LightGBM-style group sizes for a file without qid: (default: FILE.query if present)"},
+		&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the binary cache of parsed files"},
+		&cli.StringFlag{Name: "cache-dir", Usage: "folder of the binary cache (default: the user cache folder)", EnvVars: []string{"PIOPT_CACHE"}},
+	}
+}
+
+// readOptions builds data.ReadOptions from dataFlags.
+func readOptions(c *cli.Context) data.ReadOptions {
+	return data.ReadOptions{
+		Features:  c.Int("features"),
+		MaxLabel:  c.Int("max-label"),
+		QueryFile: c.String("query-file"),
+		CacheDir:  c.String("cache-dir"),
+		NoCache:   c.Bool("no-cache"),
+	}
+}
+
+// loadData reads the dataset named by the flag.
+func loadData(c *cli.Context, flag string) (*data.Dataset, error) {
+	path := c.String(flag)
+	if path == "" {
+		return nil, fmt.Errorf("--%s is required", flag)
+	}
+	return data.Load(path, readOptions(c))
+}
+
+// conventionFlags are the metric conventions shared by every command that
+// scores slates.
+func conventionFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "discount", Value: "log2", Usage: "DCG discount: log2 = 1/log2(j+1) (paper's text, all libraries) or max2 = 1/log2(max(j,2)) (the authors' scripts)"},
+		&cli.IntFlag{Name: "empty-ndcg", Value: 0, Usage: "NDCG of a query without relevant docs: 0 (scikit-learn, paper's scripts) or 1 (LightGBM, XGBoost)"},
+		&cli.IntFlag{Name: "maxrel", Usage: "ERR's maxrel (default: the data's highest grade)"},
+	}
+}
+
+// conventions reads conventionFlags; maxrel defaults to the highest grade of
+// the given datasets.
+func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) {
+	d, err := eval.ParseDiscount(c.String("discount"))
+	if err != nil {
+		return eval.Conventions{}, err
+	}
+	e := c.Int("empty-ndcg")
+	if e != 0 && e != 1 {
+		return eval.Conventions{}, fmt.Errorf("--empty-ndcg must be 0 or 1, not %d", e)
+	}
+	mr := c.Int("maxrel")
+	if mr == 0 {
+		for _, x := range ds {
+			mr = max(mr, x.MaxLabel())
+		}
+	}
+	return eval.Conventions{Discount: d, EmptyOne: e == 1, MaxRel: mr}, nil
+}

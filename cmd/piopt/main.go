@@ -1,0 +1,67 @@
+// Command piopt learns rankings from logged slates that carry one page-level
+// reward each, with the pseudoinverse estimator of Swaminathan et al. (NIPS
+// 2017), and evaluates ranking policies off-policy from such logs.
+//
+// Run `piopt --help` for the commands, or `piopt COMMAND --help` for one.
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/urfave/cli/v2"
+)
+
+func newApp() *cli.App {
+	return &cli.App{
+		Name:  "piopt",
+		Usage: "learn and evaluate rankings from page-level rewards (pseudoinverse estimator)",
+		Description: `piopt turns logged slates with one page-level reward each into per-(slot, doc)
+regression targets with the pseudoinverse (PI) estimator, trains gradient-boosted
+trees on them, ranks, and evaluates ranking policies off-policy.
+
+A typical run on LETOR folds (MSLR-WEB10K layout: FoldK/{train,vali,test}.txt):
+
+   piopt synth --out folds                  # or bring MSLR-WEB10K
+   piopt simulate --data folds/Fold1/train.txt --slots 3 --metric ndcg \
+                  --logging uniform --samples 1000000 --out train.log
+   piopt impute --data folds/Fold1/train.txt --logs train.log --slots 3 \
+                --logging uniform --out train.targets
+   piopt train --data folds/Fold1/train.txt --targets train.targets --out pi.model
+   piopt train --sup --data folds/Fold1/train.txt --out sup.model
+   piopt rank --data folds/Fold1/test.txt --model pi.model --sup-model sup.model \
+              --slots 3 --out test.run --json summary.json
+
+or all of it, over every fold, with one command:
+
+   piopt experiment --folds folds --slots 3 --out results
+
+In every file a doc is its 0-based position inside its query's block of the
+dataset file, a query is its raw qid, and a slot is 1-based.`,
+		Commands: []*cli.Command{
+			synthCommand(),
+			statsCommand(),
+			simulateCommand(),
+			imputeCommand(),
+			trainCommand(),
+			predictCommand(),
+			rankCommand(),
+			experimentCommand(),
+			evaluateCommand(),
+			evaluateSweepCommand(),
+		},
+		EnableBashCompletion: true,
+	}
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := newApp().RunContext(ctx, os.Args); err != nil {
+		fmt.Fprintln(os.Stderr, "piopt:", err)
+		os.Exit(1)
+	}
+}

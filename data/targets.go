@@ -1,6 +1,18 @@
 package data
 
-import "errors"
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"sort"
+	"strconv"
+	"sync"
+
+	"github.com/piopt/piopt/internal/atomicfile"
+)
 
 // Targets are the regression targets of PI-OPT: one row per logged query,
 // candidate document and slot, as written by `piopt impute`.
@@ -11,7 +23,9 @@ import "errors"
 //	qid<TAB>doc<TAB>slot<TAB>target<TAB>weight
 //
 // doc is the 0-based position inside the query's block, slot is 1-based.
-// Rows are sorted by (query order in the dataset, doc, slot).
+// Rows are sorted by (query order in the dataset, doc, slot). Floats are
+// written in strconv's shortest round-trip form, so reading gives back the
+// exact float64 values.
 type Targets struct {
 	Header map[string]string // key=value pairs of the header line
 	Slots  int               // ℓ: the slate length the targets were made for
@@ -25,9 +39,249 @@ type Targets struct {
 // Len returns the number of rows.
 func (t *Targets) Len() int { return len(t.Target) }
 
-// ReadTargets reads a targets file and checks it against ds (qids present,
-// doc positions in range, slots within the header's slots).
-// TODO(impute helper): implement.
+// ReadTargets reads a targets file (optionally gzip-compressed) and checks
+// it against ds: qids present, doc positions in range, slots within the
+// header's slots, finite targets, finite non-negative weights, no row given
+// twice. Rows come back sorted by (query, doc, slot) whatever their order in
+// the file. Errors are *ParseError values naming file, line and field.
 func ReadTargets(path string, ds *Dataset) (*Targets, error) {
-	return nil, errors.New("data.ReadTargets: not implemented yet")
+	r, c, err := openSlateFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open targets: %w", err)
+	}
+	defer c.Close()
+	return readTargets(r, path, ds)
+}
+
+func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
+	br := bufio.NewReaderSize(r, 1<<20)
+	lineNo := 0
+	lineErr := func(kind error, format string, args ...any) error {
+		return &ParseError{File: name, Line: lineNo, Err: errorf(kind, format, args...)}
+	}
+	readLine := func() ([]byte, error) {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			lineNo++
+			return nil, lineErr(ErrRow, "line longer than %d bytes", br.Size())
+		}
+		if err == io.EOF && len(line) == 0 {
+			return nil, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		lineNo++
+		line = bytes.TrimSuffix(line, []byte{'\n'})
+		return bytes.TrimSuffix(line, []byte{'\r'}), nil
+	}
+	first, err := readLine()
+	if err == io.EOF {
+		return nil, &ParseError{File: name, Err: errorf(ErrHeader, "empty file: no `# %s %s ...` header", TargetsMagic, FormatVersion)}
+	}
+	if err != nil {
+		return nil, err
+	}
+	h, err := ParseHeader(string(first), TargetsMagic)
+	if err != nil {
+		return nil, lineErr(ErrHeader, "%v", err)
+	}
+	slots, ok, err := h.Int("slots")
+	if err == nil && !ok {
+		err = fmt.Errorf("header lacks slots=")
+	}
+	if err == nil && (slots < 1 || slots > 255) {
+		err = fmt.Errorf("header slots=%d outside 1..255", slots)
+	}
+	if err == nil {
+		err = CheckHeaderData(h, ds)
+	}
+	if err != nil {
+		return nil, lineErr(ErrHeader, "%v", err)
+	}
+	qids := make(map[string]int, ds.NumQueries())
+	for q, id := range ds.QIDs {
+		qids[id] = q
+	}
+	t := &Targets{Header: h, Slots: slots}
+	var lines []int32
+	sorted := true
+	var fields [5][]byte
+	fieldErr := func(f int, kind error, format string, args ...any) error {
+		return &ParseError{File: name, Line: lineNo, Field: f, Token: shorten(fields[f-1]), Err: errorf(kind, format, args...)}
+	}
+	for {
+		line, err := readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if tr := bytes.TrimSpace(line); len(tr) == 0 || tr[0] == '#' {
+			continue
+		}
+		rest := line
+		for i := range fields {
+			f, r, ok := bytes.Cut(rest, []byte{'\t'})
+			fields[i], rest = f, r
+			if !ok && i < 4 {
+				return nil, lineErr(ErrRow, "%d tab-separated fields, want 5 (qid, doc, slot, target, weight)", i+1)
+			}
+			if ok && i == 4 {
+				return nil, lineErr(ErrRow, "more than 5 tab-separated fields (qid, doc, slot, target, weight)")
+			}
+		}
+		q, ok := qids[string(fields[0])]
+		if !ok {
+			return nil, fieldErr(1, ErrQID, "qid %q is not in %s", shorten(fields[0]), ds.Source)
+		}
+		doc, ok := parseDoc(bytes.TrimSpace(fields[1]))
+		if !ok || doc >= ds.QuerySize(q) {
+			return nil, fieldErr(2, ErrRow, "doc must be a position 0..%d of qid %s", ds.QuerySize(q)-1, ds.QIDs[q])
+		}
+		slot, ok := parseDoc(bytes.TrimSpace(fields[2]))
+		if !ok || slot < 1 || slot > slots {
+			return nil, fieldErr(3, ErrRow, "slot must be 1..%d (header slots=%d)", slots, slots)
+		}
+		target, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[3])), 64)
+		if err != nil || math.IsInf(target, 0) || math.IsNaN(target) {
+			return nil, fieldErr(4, ErrNumber, "target is not a finite number")
+		}
+		weight, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[4])), 64)
+		if err != nil || math.IsInf(weight, 0) || math.IsNaN(weight) || weight < 0 {
+			return nil, fieldErr(5, ErrNumber, "weight is not a finite number ≥ 0")
+		}
+		if n := len(t.Target); n > 0 && sorted {
+			sorted = rowLess(t.Query[n-1], t.Doc[n-1], t.Slot[n-1], int32(q), int32(doc), uint8(slot))
+		}
+		t.Query = append(t.Query, int32(q))
+		t.Doc = append(t.Doc, int32(doc))
+		t.Slot = append(t.Slot, uint8(slot))
+		t.Target = append(t.Target, target)
+		t.Weight = append(t.Weight, weight)
+		lines = append(lines, int32(lineNo))
+	}
+	if !sorted {
+		if err := t.sortRows(name, lines); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+func rowLess(q1, d1 int32, s1 uint8, q2, d2 int32, s2 uint8) bool {
+	if q1 != q2 {
+		return q1 < q2
+	}
+	if d1 != d2 {
+		return d1 < d2
+	}
+	return s1 < s2
+}
+
+// sortRows sorts the rows by (query, doc, slot) and refuses duplicates,
+// naming both lines.
+func (t *Targets) sortRows(name string, lines []int32) error {
+	idx := make([]int, t.Len())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(a, b int) bool {
+		i, j := idx[a], idx[b]
+		return rowLess(t.Query[i], t.Doc[i], t.Slot[i], t.Query[j], t.Doc[j], t.Slot[j])
+	})
+	for k := 1; k < len(idx); k++ {
+		i, j := idx[k-1], idx[k]
+		if t.Query[i] == t.Query[j] && t.Doc[i] == t.Doc[j] && t.Slot[i] == t.Slot[j] {
+			return &ParseError{File: name, Line: int(lines[j]),
+				Err: errorf(ErrRow, "row for doc %d, slot %d repeats line %d", t.Doc[j], t.Slot[j], lines[i])}
+		}
+	}
+	out := &Targets{Header: t.Header, Slots: t.Slots, Query: make([]int32, len(idx)), Doc: make([]int32, len(idx)),
+		Slot: make([]uint8, len(idx)), Target: make([]float64, len(idx)), Weight: make([]float64, len(idx))}
+	for k, i := range idx {
+		out.Query[k], out.Doc[k], out.Slot[k], out.Target[k], out.Weight[k] = t.Query[i], t.Doc[i], t.Slot[i], t.Target[i], t.Weight[i]
+	}
+	*t = *out
+	return nil
+}
+
+// WriteTargets writes t in the targets format: the header (t.Header with
+// slots set to t.Slots) and one row per line, in t's row order. Rows are
+// formatted in parallel and written in order, so the bytes do not depend on
+// the number of cores.
+func WriteTargets(w io.Writer, t *Targets, ds *Dataset) error {
+	n := t.Len()
+	if len(t.Query) != n || len(t.Doc) != n || len(t.Slot) != n || len(t.Weight) != n {
+		return fmt.Errorf("targets: columns of different lengths")
+	}
+	h := Header(t.Header).Clone()
+	h["slots"] = strconv.Itoa(t.Slots)
+	if _, err := io.WriteString(w, h.Format(TargetsMagic)+"\n"); err != nil {
+		return err
+	}
+	const chunk = 1 << 15
+	workers := runtime.GOMAXPROCS(0)
+	bufs := make([][]byte, workers)
+	for lo := 0; lo < n; lo += chunk * workers {
+		var wg sync.WaitGroup
+		for k := range workers {
+			a := lo + k*chunk
+			b := min(a+chunk, n)
+			if a >= b {
+				bufs[k] = bufs[k][:0]
+				continue
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				bufs[k] = appendTargetRows(bufs[k][:0], t, ds, a, b)
+			}()
+		}
+		wg.Wait()
+		for _, b := range bufs {
+			if _, err := w.Write(b); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func appendTargetRows(b []byte, t *Targets, ds *Dataset, lo, hi int) []byte {
+	// A query's rows share one weight: format it once per run of equal weights.
+	var wbuf []byte
+	lastW := math.NaN()
+	for i := lo; i < hi; i++ {
+		b = append(b, ds.QIDs[t.Query[i]]...)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(t.Doc[i]), 10)
+		b = append(b, '\t')
+		b = strconv.AppendInt(b, int64(t.Slot[i]), 10)
+		b = append(b, '\t')
+		b = strconv.AppendFloat(b, t.Target[i], 'g', -1, 64)
+		b = append(b, '\t')
+		if w := t.Weight[i]; w != lastW || math.Signbit(w) != math.Signbit(lastW) {
+			wbuf = strconv.AppendFloat(wbuf[:0], w, 'g', -1, 64)
+			lastW = w
+		}
+		b = append(b, wbuf...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// SaveTargets writes t to path atomically (a reader never sees a partial
+// file).
+func SaveTargets(path string, t *Targets, ds *Dataset) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := WriteTargets(f, t, ds); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
 }

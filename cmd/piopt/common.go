@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"os"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"
 )
 
@@ -36,7 +39,29 @@ func loadData(c *cli.Context, flag string) (*data.Dataset, error) {
 	if path == "" {
 		return nil, fmt.Errorf("--%s is required", flag)
 	}
-	return data.Load(path, readOptions(c))
+	return loadFile(c, path)
+}
+
+// loadFile reads a LETOR file with the options of dataFlags, showing
+// progress on a terminal.
+func loadFile(c *cli.Context, path string) (*data.Dataset, error) {
+	opt := readOptions(c)
+	var size int64
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	bar := progress.New(os.Stderr, "reading "+path, size, "bytes")
+	var last int64
+	opt.Progress = func(done, total int64) {
+		bar.Add(done - last)
+		last = done
+	}
+	defer bar.Done()
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	return data.LoadContext(ctx, path, opt)
 }
 
 // conventionFlags are the metric conventions shared by every command that

@@ -1,0 +1,239 @@
+package data
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// builder merges parsed chunks, in input order, into a Dataset.
+type builder struct {
+	name   string
+	sx     *lineSyntax
+	groups []group // query-file mode: the group sizes
+	nGroup int     // their sum
+	total  int64   // raw input size, 0 when unknown; for capacity estimates
+
+	labels []uint8
+	feat   []float32 // row-major with stride columns
+	stride int
+	maxIdx int
+	starts []int    // first document of each query (qid mode)
+	qids   []string // qid mode
+	seen   map[string]int
+	line   int   // lines of the chunks merged so far
+	text   int64 // text bytes merged so far
+	shape  lineShape
+}
+
+// group is one line of a LightGBM query file.
+type group struct {
+	size int
+	line int // line in the query file
+}
+
+func newBuilder(name string, sx *lineSyntax, groups []group, total int64) *builder {
+	b := &builder{name: name, sx: sx, groups: groups, total: total, shape: lineShape{minN: -1, maxN: -1}}
+	if sx.wantQID {
+		b.seen = make(map[string]int)
+	}
+	for _, g := range groups {
+		b.nGroup += g.size
+	}
+	if sx.features > 0 {
+		b.stride = sx.features
+	}
+	return b
+}
+
+func (b *builder) errAt(line int, e *ParseError) *ParseError {
+	e.File = b.name
+	e.Line = line
+	return e
+}
+
+// merge appends the documents of c. It returns the chunk's parse error, or
+// an error found while merging (a reappearing qid), whichever comes first
+// in the file.
+func (b *builder) merge(c *chunk) error {
+	if c.tooLong {
+		return &ParseError{File: b.name, Line: b.line + 1, Err: c.err.Err}
+	}
+	nd0, add := len(b.labels), len(c.labels)
+	b.text += int64(len(c.text))
+	if add > 0 {
+		if c.maxIdx > b.stride {
+			if err := b.widen(c.maxIdx, b.line+c.maxIdxLine); err != nil {
+				return err
+			}
+		}
+		b.maxIdx = max(b.maxIdx, c.maxIdx)
+		if err := b.reserve(nd0+add, c.rawPos, b.line+c.maxIdxLine); err != nil {
+			return err
+		}
+		s := b.stride
+		lo := int32(0)
+		for d, hi := range c.rowEnd {
+			row := b.feat[(nd0+d)*s : (nd0+d+1)*s]
+			for i := lo; i < hi; i++ {
+				row[c.idx[i]-1] = c.val[i]
+			}
+			lo = hi
+		}
+		b.labels = append(b.labels, c.labels...)
+	}
+	if b.sx.wantQID {
+		for i, r := range c.runs {
+			if i == 0 && len(b.qids) > 0 && b.qids[len(b.qids)-1] == r.qid {
+				continue // the previous chunk's last query goes on
+			}
+			line := b.line + int(r.line)
+			if first, ok := b.seen[r.qid]; ok {
+				return &ParseError{File: b.name, Line: line, Field: 2, Token: shorten([]byte("qid:" + r.qid)),
+					Err: errorf(ErrQIDReappears, "qid %s reappears: a query's lines must be contiguous (its first block starts at line %d)", r.qid, first)}
+			}
+			b.seen[r.qid] = line
+			b.qids = append(b.qids, r.qid)
+			b.starts = append(b.starts, nd0+int(r.start))
+		}
+	} else if sum := b.nGroup; nd0+add > sum && nd0 <= sum {
+		return &ParseError{File: b.name, Line: b.line + int(c.docLine[sum-nd0]),
+			Err: errorf(ErrGroups, "document %d is beyond the %d documents of the %d groups in %s", sum+1, sum, len(b.groups), b.sx.queryFile)}
+	}
+	if c.err != nil {
+		e := *c.err
+		return b.errAt(b.line+c.err.Line, &e)
+	}
+	b.shape.merge(&c.lineShape, b.line)
+	b.line += c.lines
+	return nil
+}
+
+// widen grows the row stride to hold feature index need. The stride grows
+// geometrically so that a file whose largest index creeps up chunk by chunk
+// costs O(n) copying; finish trims it to the largest index.
+func (b *builder) widen(need, line int) error {
+	nd := len(b.labels)
+	s := need
+	if nd > 0 {
+		s = max(need, b.stride+b.stride/4)
+	}
+	if err := b.checkSize(nd, s, line); err != nil {
+		return err
+	}
+	if nd == 0 || b.stride == 0 {
+		b.stride, b.feat = s, nil
+		if nd > 0 {
+			b.feat = make([]float32, nd*s)
+		}
+		return nil
+	}
+	docs := nd
+	if b.stride > 0 {
+		docs = max(nd, cap(b.feat)/b.stride)
+	}
+	nf := make([]float32, nd*s, docs*s)
+	for d := range nd {
+		copy(nf[d*s:], b.feat[d*b.stride:(d+1)*b.stride])
+	}
+	b.feat, b.stride = nf, s
+	return nil
+}
+
+// reserve makes room for nd documents. When the input's size is known the
+// capacity follows the documents-per-byte rate seen so far, so the matrix is
+// allocated about once instead of doubling.
+func (b *builder) reserve(nd int, rawPos int64, line int) error {
+	need := nd * b.stride
+	if need <= cap(b.feat) {
+		b.feat = b.feat[:need]
+		return nil
+	}
+	docs := nd + nd/2 + 64
+	if b.total > 0 && rawPos > 0 && rawPos < b.total {
+		est := int(float64(nd)*float64(b.total)/float64(rawPos)*1.03) + 64
+		docs = max(est, nd+nd/16+64)
+	}
+	if err := b.checkSize(nd, b.stride, line); err != nil {
+		return err
+	}
+	if b.sx.features == 0 && b.total > 0 {
+		// Never reserve beyond the size check's bound for the whole input.
+		docs = min(docs, max(nd, int(b.limitBytes(b.total)/int64(4*max(b.stride, 1)))))
+	}
+	nf := make([]float32, need, docs*b.stride)
+	copy(nf, b.feat)
+	b.feat = nf
+	return nil
+}
+
+// limitBytes is the largest dense matrix accepted for text bytes of input
+// when the feature count is not given: 1 GiB, or 64 bytes of matrix per
+// byte of text (MSLR needs 0.5, LightGBM's sparse example 1.5).
+func (b *builder) limitBytes(text int64) int64 {
+	return max(1<<30, 64*text)
+}
+
+func (b *builder) checkSize(nd, stride, line int) error {
+	if b.sx.features > 0 {
+		return nil
+	}
+	bytes := int64(nd) * int64(stride) * 4
+	if bytes > b.limitBytes(b.text) {
+		return &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
+			"feature index %d makes the dense feature matrix %.1f GiB (%d documents × %d features) for %.1f MiB of text; if that is intended, give the feature count (--features)",
+			stride, float64(bytes)/(1<<30), nd, stride, float64(b.text)/(1<<20))}
+	}
+	return nil
+}
+
+// finish checks the end of the input and returns the Dataset.
+func (b *builder) finish() (*Dataset, error) {
+	nd := len(b.labels)
+	// A dense file lists features 1..k on every line; a last line without
+	// newline that lists 1..n, n < k, was cut.
+	if sh, o := b.shape, b.shape.open; o.ok && sh.minN >= 0 && sh.minN == sh.maxN && !sh.gaps && !o.gap && o.n < sh.minN {
+		return nil, &ParseError{File: b.name, Line: o.line, Field: o.field, Token: o.tok,
+			Err: fmt.Errorf("%w (no final newline): %d features where every other line has %d", ErrTruncated, o.n, sh.minN)}
+	}
+	if nd == 0 {
+		return nil, &ParseError{File: b.name, Err: ErrEmpty}
+	}
+	ds := &Dataset{Labels: b.labels, Source: b.name}
+	if b.sx.wantQID {
+		ds.QIDs = b.qids
+		ds.QueryOffsets = append(b.starts, nd)
+	} else {
+		if b.nGroup != nd {
+			at := 0
+			for _, g := range b.groups {
+				at += g.size
+				if at > nd {
+					return nil, &ParseError{File: b.sx.queryFile, Line: g.line, Err: errorf(ErrGroups,
+						"group sizes reach %d here, but %s has only %d documents", at, b.name, nd)}
+				}
+			}
+		}
+		ds.QIDs = make([]string, len(b.groups))
+		ds.QueryOffsets = make([]int, len(b.groups)+1)
+		for q, g := range b.groups {
+			ds.QIDs[q] = strconv.Itoa(q + 1)
+			ds.QueryOffsets[q+1] = ds.QueryOffsets[q] + g.size
+		}
+	}
+	f := b.sx.features
+	if f == 0 {
+		f = b.maxIdx
+	}
+	if b.stride != f {
+		// Compact rows in place: row d moves down from d·stride to d·f.
+		for d := range nd {
+			copy(b.feat[d*f:(d+1)*f], b.feat[d*b.stride:d*b.stride+f])
+		}
+	}
+	ds.Features = b.feat[: nd*f : nd*f]
+	ds.NumFeatures = f
+	if err := ds.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", b.name, err)
+	}
+	return ds, nil
+}

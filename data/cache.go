@@ -1,0 +1,322 @@
+package data
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+
+	"github.com/piopt/piopt/internal/atomicfile"
+)
+
+// The binary cache keeps a parsed file in one file per (absolute path,
+// query file, options), so a second load costs about one read of the source
+// (to hash it) and one read of the cache. It is never trusted: an entry is
+// used only if its key — source size, mtime and content hash (CRC-32C and
+// CRC-32 over every byte), the query file's too, and the read options —
+// matches, and its own checksum is right. Anything else is re-parsed and
+// rewritten atomically. Stale entries are overwritten, never evicted.
+//
+// Layout (little-endian):
+//
+//	"piopt-ds" version:u32 keyLen:u32 key sourceHash:u64
+//	queries:u64 docs:u64 features:u64 qidBytes:u64
+//	labels [docs]u8  offsets [queries+1]u64  qidLen [queries]u32  qids
+//	features [docs×features]f32  crc32c:u32 (of all bytes before it)
+const (
+	cacheMagic   = "piopt-ds"
+	cacheVersion = 1
+)
+
+type cacheEntry struct {
+	path  string // the cache file
+	key   string // everything the entry depends on except the source hash
+	src   string // source path, for hashing
+	stamp [2]int64
+}
+
+// newCacheEntry names the cache file of (path, qf, opt). It returns nil when
+// there is no usable cache folder.
+func newCacheEntry(path string, st os.FileInfo, qf string, opt ReadOptions) *cacheEntry {
+	dir := opt.CacheDir
+	if dir == "" {
+		d, err := os.UserCacheDir()
+		if err != nil {
+			return nil
+		}
+		dir = filepath.Join(d, "piopt")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil
+	}
+	ident := fmt.Sprintf("source=%s\nfeatures=%d\nmax-label=%d\n", abs, opt.Features, opt.MaxLabel)
+	key := fmt.Sprintf("piopt-ds v%d\n%ssize=%d\nmtime=%d\n", cacheVersion, ident, st.Size(), st.ModTime().UnixNano())
+	if qf != "" {
+		qabs, err := filepath.Abs(qf)
+		if err != nil {
+			return nil
+		}
+		ident += "query-file=" + qabs + "\n"
+		qdata, err := os.ReadFile(qf)
+		if err != nil {
+			return nil
+		}
+		key += fmt.Sprintf("query-file=%s\nquery-file-size=%d\nquery-file-crc=%08x\n", qabs, len(qdata), crc32.Checksum(qdata, castagnoli))
+	}
+	sum := sha256.Sum256([]byte(ident))
+	return &cacheEntry{
+		path:  filepath.Join(dir, hex.EncodeToString(sum[:16])+".dataset"),
+		key:   key,
+		src:   path,
+		stamp: [2]int64{st.Size(), st.ModTime().UnixNano()},
+	}
+}
+
+// load returns the cached dataset, or nil when the entry is missing, stale
+// or corrupt. src is the open source file, hashed concurrently with reading
+// the entry.
+func (ce *cacheEntry) load(src *os.File) *Dataset {
+	if ce == nil {
+		return nil
+	}
+	f, err := os.Open(ce.path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	r := &crcReader{r: bufio.NewReaderSize(f, 1<<20)}
+	var head [16]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:8]) != cacheMagic ||
+		binary.LittleEndian.Uint32(head[8:]) != cacheVersion {
+		return nil
+	}
+	keyLen := int64(binary.LittleEndian.Uint32(head[12:]))
+	if keyLen != int64(len(ce.key)) {
+		return nil
+	}
+	key := make([]byte, keyLen)
+	if _, err := io.ReadFull(r, key); err != nil || string(key) != ce.key {
+		return nil
+	}
+
+	// The key matches: hash the source while the entry is read.
+	hashc := make(chan uint64, 1)
+	go func() {
+		h := newHashReader(io.NewSectionReader(src, 0, ce.stamp[0]))
+		if _, err := io.CopyBuffer(io.Discard, h, make([]byte, 1<<20)); err != nil {
+			hashc <- 0
+			return
+		}
+		hashc <- h.sum()
+	}()
+	ds, want := readCachePayload(r, st.Size()-16-keyLen)
+	if got := <-hashc; ds == nil || got != want || got == 0 {
+		return nil
+	}
+	ds.Source = ce.src
+	return ds
+}
+
+// readCachePayload reads what follows the key; size is the number of bytes
+// left in the file. It returns nil on any inconsistency.
+func readCachePayload(r *crcReader, size int64) (*Dataset, uint64) {
+	var head [40]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil {
+		return nil, 0
+	}
+	srcHash := binary.LittleEndian.Uint64(head[0:])
+	nq := binary.LittleEndian.Uint64(head[8:])
+	nd := binary.LittleEndian.Uint64(head[16:])
+	nf := binary.LittleEndian.Uint64(head[24:])
+	nqid := binary.LittleEndian.Uint64(head[32:])
+	// Check the counts against the file size before allocating anything.
+	if nq > uint64(size) || nd > uint64(size) || nqid > uint64(size) || nf > maxFeatureIndex {
+		return nil, 0
+	}
+	featBytes := nd * nf * 4
+	if nf > 0 && featBytes/nf/4 != nd {
+		return nil, 0
+	}
+	if 40+nd+8*(nq+1)+4*nq+nqid+featBytes+4 != uint64(size) {
+		return nil, 0
+	}
+	ds := &Dataset{
+		Labels:       make([]uint8, nd),
+		QueryOffsets: make([]int, nq+1),
+		QIDs:         make([]string, nq),
+		Features:     make([]float32, nd*nf),
+		NumFeatures:  int(nf),
+	}
+	if _, err := io.ReadFull(r, ds.Labels); err != nil {
+		return nil, 0
+	}
+	buf := make([]byte, 1<<20)
+	for i := range ds.QueryOffsets {
+		b, err := readN(r, buf, 8)
+		if err != nil {
+			return nil, 0
+		}
+		ds.QueryOffsets[i] = int(binary.LittleEndian.Uint64(b))
+	}
+	lens := make([]int, nq)
+	for i := range lens {
+		b, err := readN(r, buf, 4)
+		if err != nil {
+			return nil, 0
+		}
+		lens[i] = int(binary.LittleEndian.Uint32(b))
+	}
+	qidData := make([]byte, nqid)
+	if _, err := io.ReadFull(r, qidData); err != nil {
+		return nil, 0
+	}
+	all, at := string(qidData), 0
+	for i, n := range lens {
+		if n > len(all)-at {
+			return nil, 0
+		}
+		ds.QIDs[i] = all[at : at+n]
+		at += n
+	}
+	fs := ds.Features
+	for len(fs) > 0 {
+		n := min(len(fs), len(buf)/4)
+		if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
+			return nil, 0
+		}
+		for i := range n {
+			fs[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+		}
+		fs = fs[n:]
+	}
+	sum := r.crc
+	var tail [4]byte
+	if _, err := io.ReadFull(r, tail[:]); err != nil || binary.LittleEndian.Uint32(tail[:]) != sum {
+		return nil, 0
+	}
+	if ds.QueryOffsets[0] != 0 || ds.Validate() != nil {
+		return nil, 0
+	}
+	return ds, srcHash
+}
+
+// crcReader hashes the bytes its reader returns (not those it reads ahead).
+type crcReader struct {
+	r   io.Reader
+	crc uint32
+}
+
+func (c *crcReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
+	return n, err
+}
+
+// readN reads n ≤ len(buf) bytes into buf.
+func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
+	_, err := io.ReadFull(r, buf[:n])
+	return buf[:n], err
+}
+
+// store writes ds under the entry, atomically; srcHash is the content hash
+// of the bytes that were parsed. Failures are ignored: the cache is an
+// optimisation. The entry is not written when the source changed while it
+// was read.
+func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
+	if ce == nil {
+		return
+	}
+	if st, err := os.Stat(ce.src); err != nil || st.Size() != ce.stamp[0] || st.ModTime().UnixNano() != ce.stamp[1] {
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(ce.path), 0o755); err != nil {
+		return
+	}
+	_ = writeCache(ce.path, ce.key, ds, srcHash)
+}
+
+func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
+	af, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer af.Abort()
+	cw := &crcWriter{w: af.W}
+	le := binary.LittleEndian
+	buf := make([]byte, 0, 1<<20)
+	// put writes buf out once it is nearly full (or always, when all).
+	put := func(all bool) {
+		if all || len(buf) > cap(buf)-64 {
+			cw.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	buf = append(buf, cacheMagic...)
+	buf = le.AppendUint32(buf, cacheVersion)
+	buf = le.AppendUint32(buf, uint32(len(key)))
+	buf = append(buf, key...)
+	nqid := 0
+	for _, q := range ds.QIDs {
+		nqid += len(q)
+	}
+	for _, v := range []uint64{srcHash, uint64(ds.NumQueries()), uint64(ds.NumDocs()), uint64(ds.NumFeatures), uint64(nqid)} {
+		buf = le.AppendUint64(buf, v)
+	}
+	put(true)
+	cw.Write(ds.Labels)
+	for _, o := range ds.QueryOffsets {
+		buf = le.AppendUint64(buf, uint64(o))
+		put(false)
+	}
+	for _, q := range ds.QIDs {
+		buf = le.AppendUint32(buf, uint32(len(q)))
+		put(false)
+	}
+	put(true)
+	for _, q := range ds.QIDs {
+		cw.Write([]byte(q))
+	}
+	put(true)
+	for fs := ds.Features; len(fs) > 0; {
+		n := min(len(fs), cap(buf)/4)
+		b := buf[:4*n]
+		for i, v := range fs[:n] {
+			le.PutUint32(b[4*i:], math.Float32bits(v))
+		}
+		cw.Write(b)
+		fs = fs[n:]
+	}
+	buf = le.AppendUint32(buf, cw.crc)
+	cw.Write(buf)
+	if cw.err != nil {
+		return cw.err
+	}
+	return af.Commit()
+}
+
+// crcWriter hashes what it writes and keeps the first error.
+type crcWriter struct {
+	w   io.Writer
+	crc uint32
+	err error
+}
+
+func (c *crcWriter) Write(p []byte) (int, error) {
+	if c.err != nil {
+		return 0, c.err
+	}
+	c.crc = crc32.Update(c.crc, castagnoli, p)
+	_, c.err = c.w.Write(p)
+	return len(p), c.err
+}

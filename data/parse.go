@@ -1,0 +1,171 @@
+package data
+
+import (
+	"bytes"
+)
+
+// maxFeatureIndex bounds feature indices when no feature count is given:
+// features are stored densely, so a stray index of 10^9 must be an error and
+// not an attempt to allocate terabytes.
+const maxFeatureIndex = 1 << 20
+
+// lineSyntax holds what the line parser needs to know about the file.
+type lineSyntax struct {
+	maxLabel  int  // highest grade accepted
+	features  int  // highest feature index accepted; 0: up to maxFeatureIndex
+	wantQID   bool // lines carry qid: (false: a query file groups them)
+	queryFile string
+}
+
+// parsedLine is one document line, as returned by parseLine.
+type parsedLine struct {
+	blank  bool   // no fields (empty or comment only): not a document
+	label  uint8  //
+	qid    []byte // sub-slice of the line; nil when the line has no qid:
+	n      int    // number of features on the line
+	maxIdx int    // highest feature index (0 without features)
+}
+
+// fieldError is a parse error inside a line, before the file and line
+// number are known.
+type fieldError struct {
+	field int
+	token []byte
+	err   error
+}
+
+// separator marks the field separators: space, tab, the CR of CRLF line
+// ends, and vertical tab and form feed for good measure.
+var separator = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': true}
+
+func isSpace(c byte) bool { return separator[c] }
+
+// tokenEnd returns the end of the field that starts at p.
+func tokenEnd(line []byte, p int) int {
+	for p < len(line) && !separator[line[p]] {
+		p++
+	}
+	return p
+}
+
+// parseLine parses one line (without its '\n') of the form
+// `<label> qid:<id> <index>:<value> ... # comment`, appending the features'
+// 1-based indices and values to idx and val. A '#' starts a comment
+// anywhere. It does not allocate except to grow idx and val.
+func parseLine(line []byte, sx *lineSyntax, idx []int32, val []float32) (pl parsedLine, idxOut []int32, valOut []float32, fe *fieldError) {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	p := 0
+	for p < len(line) && separator[line[p]] {
+		p++
+	}
+	if p == len(line) {
+		pl.blank = true
+		return pl, idx, val, nil
+	}
+
+	// Field 1: the label.
+	start := p
+	p = tokenEnd(line, p)
+	tok := line[start:p]
+	label, err := parseLabel(tok, sx.maxLabel)
+	if err != nil {
+		return pl, idx, val, &fieldError{1, tok, err}
+	}
+	pl.label = label
+
+	field := 1
+	prev := 0
+	for {
+		for p < len(line) && separator[line[p]] {
+			p++
+		}
+		if p == len(line) {
+			break
+		}
+		field++
+		start = p
+		if field == 2 {
+			if len(line)-p >= 4 && string(line[p:p+4]) == "qid:" {
+				p = tokenEnd(line, p)
+				tok = line[start:p]
+				if !sx.wantQID {
+					return pl, idx, val, &fieldError{field, tok, errorf(ErrQID, "qid: given, but the query file %s groups the lines", sx.queryFile)}
+				}
+				if len(tok) == 4 {
+					return pl, idx, val, &fieldError{field, tok, errorf(ErrQID, "empty qid")}
+				}
+				pl.qid = tok[4:]
+				continue
+			}
+			if sx.wantQID {
+				tok = line[start:tokenEnd(line, p)]
+				return pl, idx, val, &fieldError{field, tok, errorf(ErrQID, "missing qid: (want <label> qid:<id> <index>:<value> ...)")}
+			}
+		}
+		// index:value, read in one pass.
+		k := 0
+		for p < len(line) && line[p]-'0' < 10 {
+			if k <= maxFeatureIndex {
+				k = k*10 + int(line[p]-'0')
+			}
+			p++
+		}
+		if p == start || p == len(line) || line[p] != ':' {
+			tok = line[start:tokenEnd(line, p)]
+			if bytes.IndexByte(tok, ':') < 0 {
+				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature not of the form index:value")}
+			}
+			return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index not an integer")}
+		}
+		if k < 1 || k <= prev || (sx.features > 0 && k > sx.features) || k > maxFeatureIndex {
+			tok = line[start:tokenEnd(line, p)]
+			switch {
+			case k < 1:
+				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index < 1")}
+			case k <= prev:
+				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index %d not increasing (after %d)", k, prev)}
+			case sx.features > 0 && k > sx.features:
+				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index %d above --features %d", k, sx.features)}
+			}
+			return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index above the limit of %d dense features", maxFeatureIndex)}
+		}
+		v, end, ok := scanFloat32(line, p+1)
+		if !ok {
+			return pl, idx, val, &fieldError{field, line[start:end], ErrValue}
+		}
+		p = end
+		idx = append(idx, int32(k))
+		val = append(val, v)
+		prev = k
+		pl.n++
+	}
+	if field == 1 && sx.wantQID {
+		return pl, idx, val, &fieldError{2, nil, errorf(ErrQID, "missing qid: (the line has only a label)")}
+	}
+	pl.maxIdx = prev
+	return pl, idx, val, nil
+}
+
+// parseLabel reads a non-negative decimal integer no larger than maxLabel.
+func parseLabel(tok []byte, maxLabel int) (uint8, error) {
+	neg := len(tok) > 1 && tok[0] == '-'
+	digits := tok
+	if neg {
+		digits = tok[1:]
+	}
+	v := 0
+	for _, c := range digits {
+		if c-'0' >= 10 {
+			return 0, errorf(ErrLabel, "label not an integer")
+		}
+		if v <= maxLabel {
+			v = v*10 + int(c-'0')
+		}
+	}
+	if neg && v != 0 || v > maxLabel {
+		return 0, errorf(ErrLabel, "label %s outside 0..%d (--max-label)", shorten(tok), maxLabel)
+	}
+	return uint8(v), nil
+}

@@ -1,0 +1,491 @@
+package data
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// Kinds of bad slate-log and targets input, for errors.Is (wrapped in a
+// *ParseError like the LETOR reader's errors).
+var (
+	// ErrHeader: the header line is missing, malformed, or disagrees with
+	// the dataset or the command's flags.
+	ErrHeader = errors.New("bad header")
+	// ErrSlate: a slate names a document out of range, repeats one, names a
+	// non-candidate, or has the wrong length.
+	ErrSlate = errors.New("bad slate")
+	// ErrNumber: a reward, target or weight is not a finite number.
+	ErrNumber = errors.New("bad number")
+	// ErrRow: a line does not have the expected tab-separated fields.
+	ErrRow = errors.New("bad row")
+)
+
+// Magic words of piopt's text files' header lines, `# MAGIC v1 key=value ...`.
+const (
+	LogMagic     = "piopt-log"
+	TargetsMagic = "piopt-targets"
+	// FormatVersion is the version word that follows the magic word.
+	FormatVersion = "v1"
+)
+
+// Header holds the key=value pairs of a piopt text file's header line. Keys
+// are lower-case words; values may hold any text (quoted when needed).
+type Header map[string]string
+
+// headerOrder is the order in which known keys are written; other keys
+// follow in lexical order, so the same header always gives the same bytes.
+var headerOrder = []string{
+	"slots", "metric", "logging", "rank-by", "candidates", "samples", "seed", "per-sample",
+	"data", "queries", "docs", "discount", "empty-query-ndcg", "err-maxrel",
+}
+
+// Format renders the header line (without newline) for the given magic word.
+func (h Header) Format(magic string) string {
+	var b strings.Builder
+	b.WriteString("# ")
+	b.WriteString(magic)
+	b.WriteString(" ")
+	b.WriteString(FormatVersion)
+	known := make(map[string]bool, len(headerOrder))
+	write := func(k string) {
+		v, ok := h[k]
+		if !ok {
+			return
+		}
+		b.WriteByte(' ')
+		b.WriteString(k)
+		b.WriteByte('=')
+		if needsQuote(v) {
+			b.WriteString(strconv.Quote(v))
+		} else {
+			b.WriteString(v)
+		}
+	}
+	for _, k := range headerOrder {
+		known[k] = true
+		write(k)
+	}
+	var rest []string
+	for k := range h {
+		if !known[k] {
+			rest = append(rest, k)
+		}
+	}
+	sort.Strings(rest)
+	for _, k := range rest {
+		write(k)
+	}
+	return b.String()
+}
+
+func needsQuote(v string) bool {
+	if v == "" {
+		return true
+	}
+	for _, r := range v {
+		if r <= ' ' || r == '"' || r == 0x7f || r > 0x7e {
+			return true
+		}
+	}
+	return false
+}
+
+// ParseHeader reads a header line `# MAGIC v1 key=value ...`. The error
+// says what is wrong, without file or line (callers add them).
+func ParseHeader(line, magic string) (Header, error) {
+	line = strings.TrimRight(line, "\r\n")
+	rest, ok := strings.CutPrefix(line, "#")
+	if !ok {
+		return nil, fmt.Errorf("first line is not a `# %s %s key=value ...` header", magic, FormatVersion)
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	word, rest, _ := strings.Cut(rest, " ")
+	if word != magic {
+		return nil, fmt.Errorf("header starts with %q, want %q", shortenString(word), magic)
+	}
+	rest = strings.TrimLeft(rest, " \t")
+	ver, rest, _ := strings.Cut(rest, " ")
+	if ver != FormatVersion {
+		return nil, fmt.Errorf("%s version %q is not supported (want %s)", magic, shortenString(ver), FormatVersion)
+	}
+	h := Header{}
+	for {
+		rest = strings.TrimLeft(rest, " \t")
+		if rest == "" {
+			return h, nil
+		}
+		k, v, ok := strings.Cut(rest, "=")
+		if !ok || k == "" || strings.ContainsAny(k, " \t\"") {
+			return nil, fmt.Errorf("header field %q is not key=value", shortenString(firstWord(rest)))
+		}
+		if strings.HasPrefix(v, `"`) {
+			q, err := strconv.QuotedPrefix(v)
+			if err != nil {
+				return nil, fmt.Errorf("header field %s: unterminated quoted value", k)
+			}
+			uq, _ := strconv.Unquote(q)
+			rest = v[len(q):]
+			v = uq
+		} else {
+			v, rest, _ = strings.Cut(v, " ")
+			v = strings.TrimRight(v, "\t")
+		}
+		if _, dup := h[k]; dup {
+			return nil, fmt.Errorf("header key %s given twice", k)
+		}
+		h[k] = v
+	}
+}
+
+func firstWord(s string) string {
+	w, _, _ := strings.Cut(s, " ")
+	return w
+}
+
+func shortenString(s string) string { return shorten([]byte(s)) }
+
+// Int returns the integer value of key; ok is false when the key is absent.
+func (h Header) Int(key string) (v int, ok bool, err error) {
+	s, ok := h[key]
+	if !ok {
+		return 0, false, nil
+	}
+	v, err = strconv.Atoi(s)
+	if err != nil {
+		return 0, true, fmt.Errorf("header %s=%q is not an integer", key, shortenString(s))
+	}
+	return v, true, nil
+}
+
+// Clone returns a copy of h.
+func (h Header) Clone() Header {
+	out := make(Header, len(h))
+	for k, v := range h {
+		out[k] = v
+	}
+	return out
+}
+
+// openSlateFile opens a text file that may be gzip-compressed (detected by
+// its magic bytes, whatever its name).
+func openSlateFile(path string) (io.Reader, io.Closer, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: %w", path, err)
+		}
+		return zr, f, nil
+	}
+	return br, f, nil
+}
+
+// LogRecord is one logged impression of a slate log.
+type LogRecord struct {
+	Query  int     // query index in the Dataset
+	Slate  []int32 // document positions inside the query, slot 1 first; valid until the next Next
+	Reward float64
+	Line   int // 1-based line number in the file
+}
+
+// LogReader streams a slate log: a header line `# piopt-log v1 key=value
+// ...` naming at least slots and logging, then one impression per line,
+// `qid<TAB>d1,d2,...<TAB>reward`, docs being 0-based positions inside the
+// query's block. Blank lines and further `#` lines are skipped. It checks
+// everything the dataset alone decides (known qid, documents in range and
+// not repeated, 1..slots documents, finite reward) and holds one line in
+// memory at a time.
+type LogReader struct {
+	name   string
+	ds     *Dataset
+	br     *bufio.Reader
+	closer io.Closer
+	header Header
+	slots  int
+	qids   map[string]int
+	line   int
+	fields [3][]byte // the current line's fields, for error messages
+	slate  []int32
+}
+
+// OpenLog opens a slate log (optionally gzip-compressed) for reading against
+// ds. Close it when done.
+func OpenLog(path string, ds *Dataset) (*LogReader, error) {
+	r, c, err := openSlateFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open slate log: %w", err)
+	}
+	lr, err := NewLogReader(r, path, ds)
+	if err != nil {
+		c.Close()
+		return nil, err
+	}
+	lr.closer = c
+	return lr, nil
+}
+
+// NewLogReader reads the header of a slate log from r; name is the file name
+// used in errors.
+func NewLogReader(r io.Reader, name string, ds *Dataset) (*LogReader, error) {
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < 1<<16 {
+		br = bufio.NewReaderSize(r, 1<<20)
+	}
+	lr := &LogReader{name: name, ds: ds, br: br, qids: make(map[string]int, ds.NumQueries())}
+	for q, id := range ds.QIDs {
+		lr.qids[id] = q
+	}
+	line, err := lr.readLine()
+	if err == io.EOF {
+		return nil, lr.fileErr(ErrHeader, "empty file: no `# %s %s ...` header", LogMagic, FormatVersion)
+	}
+	if err != nil {
+		return nil, err
+	}
+	h, err := ParseHeader(string(line), LogMagic)
+	if err != nil {
+		return nil, lr.lineErr(ErrHeader, "%v", err)
+	}
+	lr.header = h
+	for _, k := range []string{"slots", "logging"} {
+		if _, ok := h[k]; !ok {
+			return nil, lr.lineErr(ErrHeader, "header lacks %s=", k)
+		}
+	}
+	slots, _, err := h.Int("slots")
+	if err == nil && slots < 1 {
+		err = fmt.Errorf("header slots=%d: must be ≥ 1", slots)
+	}
+	if err != nil {
+		return nil, lr.lineErr(ErrHeader, "%v", err)
+	}
+	lr.slots = slots
+	if err := CheckHeaderData(h, ds); err != nil {
+		return nil, lr.lineErr(ErrHeader, "%v", err)
+	}
+	lr.slate = make([]int32, 0, slots)
+	return lr, nil
+}
+
+// CheckHeaderData checks a header's queries= and docs= (when present)
+// against the dataset, so that a log or targets file made on another dataset
+// is refused.
+func CheckHeaderData(h Header, ds *Dataset) error {
+	for _, kv := range []struct {
+		key  string
+		have int
+	}{{"queries", ds.NumQueries()}, {"docs", ds.NumDocs()}} {
+		v, ok, err := h.Int(kv.key)
+		if err != nil {
+			return err
+		}
+		if ok && v != kv.have {
+			return fmt.Errorf("header %s=%d (data=%s) does not match %s, which has %d %s", kv.key, v, h["data"], ds.Source, kv.have, kv.key)
+		}
+	}
+	return nil
+}
+
+// Header returns the log's header.
+func (lr *LogReader) Header() Header { return lr.header }
+
+// Slots returns the header's slots: no slate is longer.
+func (lr *LogReader) Slots() int { return lr.slots }
+
+// Name returns the file name used in errors.
+func (lr *LogReader) Name() string { return lr.name }
+
+// Close closes the underlying file (when opened by OpenLog).
+func (lr *LogReader) Close() error {
+	if lr.closer == nil {
+		return nil
+	}
+	err := lr.closer.Close()
+	lr.closer = nil
+	return err
+}
+
+// readLine returns the next line without its line end; io.EOF at the end.
+func (lr *LogReader) readLine() ([]byte, error) {
+	line, err := lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		lr.line++
+		return nil, lr.lineErr(ErrRow, "line longer than %d bytes", lr.br.Size())
+	}
+	if err == io.EOF && len(line) == 0 {
+		return nil, io.EOF
+	}
+	if err != nil && err != io.EOF {
+		return nil, fmt.Errorf("%s: %w", lr.name, err)
+	}
+	lr.line++
+	line = bytes.TrimSuffix(line, []byte{'\n'})
+	line = bytes.TrimSuffix(line, []byte{'\r'})
+	return line, nil
+}
+
+// Next returns the next impression; io.EOF after the last one.
+func (lr *LogReader) Next() (LogRecord, error) {
+	var line []byte
+	for {
+		l, err := lr.readLine()
+		if err != nil {
+			return LogRecord{}, err
+		}
+		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
+			line = l
+			break
+		}
+	}
+	lr.fields = [3][]byte{}
+	rest := line
+	for i := range lr.fields {
+		f, r, ok := bytes.Cut(rest, []byte{'\t'})
+		lr.fields[i] = f
+		rest = r
+		if !ok && i < 2 {
+			return LogRecord{}, lr.lineErr(ErrRow, "%d tab-separated fields, want 3 (qid, slate, reward)", i+1)
+		}
+		if ok && i == 2 {
+			return LogRecord{}, lr.lineErr(ErrRow, "more than 3 tab-separated fields (qid, slate, reward)")
+		}
+	}
+	q, ok := lr.qids[string(lr.fields[0])]
+	if !ok {
+		return LogRecord{}, lr.Errorf(1, "qid %q is not in %s", shorten(lr.fields[0]), lr.ds.Source)
+	}
+	m := lr.ds.QuerySize(q)
+	slate := lr.slate[:0]
+	rest = lr.fields[1]
+	for i := 0; ; i++ {
+		tok, r, more := bytes.Cut(rest, []byte{','})
+		rest = r
+		d, ok := parseDoc(bytes.TrimSpace(tok))
+		if !ok {
+			return LogRecord{}, lr.Errorf(2, "slot %d: %q is not a document position", i+1, shorten(tok))
+		}
+		if d >= m {
+			return LogRecord{}, lr.Errorf(2, "slot %d: document %d out of range 0..%d of qid %s", i+1, d, m-1, lr.ds.QIDs[q])
+		}
+		for j, e := range slate {
+			if int(e) == d {
+				return LogRecord{}, lr.Errorf(2, "slot %d repeats document %d of slot %d", i+1, d, j+1)
+			}
+		}
+		if len(slate) == lr.slots {
+			return LogRecord{}, lr.Errorf(2, "more than slots=%d documents", lr.slots)
+		}
+		slate = append(slate, int32(d))
+		if !more {
+			break
+		}
+	}
+	lr.slate = slate
+	r, err := strconv.ParseFloat(string(bytes.TrimSpace(lr.fields[2])), 64)
+	if err != nil || math.IsInf(r, 0) || math.IsNaN(r) {
+		return LogRecord{}, lr.Errorf(3, "reward is not a finite number")
+	}
+	return LogRecord{Query: q, Slate: slate, Reward: r, Line: lr.line}, nil
+}
+
+// Errorf returns an error about field (1 qid, 2 slate, 3 reward) of the line
+// Next returned last, naming file, line and the field's text: what callers
+// use for checks the reader cannot make (e.g. candidates).
+func (lr *LogReader) Errorf(field int, format string, args ...any) error {
+	kind := ErrRow
+	switch field {
+	case 1:
+		kind = ErrQID
+	case 2:
+		kind = ErrSlate
+	case 3:
+		kind = ErrNumber
+	}
+	var tok []byte
+	if field >= 1 && field <= 3 {
+		tok = lr.fields[field-1]
+	}
+	return &ParseError{File: lr.name, Line: lr.line, Field: field, Token: shorten(tok), Err: errorf(kind, format, args...)}
+}
+
+func (lr *LogReader) lineErr(kind error, format string, args ...any) error {
+	return &ParseError{File: lr.name, Line: lr.line, Err: errorf(kind, format, args...)}
+}
+
+func (lr *LogReader) fileErr(kind error, format string, args ...any) error {
+	return &ParseError{File: lr.name, Err: errorf(kind, format, args...)}
+}
+
+// LogWriter writes a slate log: the header line, then one
+// `qid<TAB>d1,d2,...<TAB>reward` line per impression, rewards printed with
+// strconv's shortest round-trip format so that reading them back gives the
+// same float64.
+type LogWriter struct {
+	w   io.Writer
+	buf []byte
+}
+
+// NewLogWriter writes h's header line to w (h must name slots and logging).
+// Wrap w in a buffer: every impression is one Write call.
+func NewLogWriter(w io.Writer, h Header) (*LogWriter, error) {
+	for _, k := range []string{"slots", "logging"} {
+		if _, ok := h[k]; !ok {
+			return nil, fmt.Errorf("slate log header lacks %s", k)
+		}
+	}
+	if _, err := io.WriteString(w, h.Format(LogMagic)+"\n"); err != nil {
+		return nil, err
+	}
+	return &LogWriter{w: w, buf: make([]byte, 0, 128)}, nil
+}
+
+// Write appends one impression.
+func (lw *LogWriter) Write(qid string, slate []int32, reward float64) error {
+	if math.IsInf(reward, 0) || math.IsNaN(reward) {
+		return fmt.Errorf("slate log: reward %v of qid %s is not finite", reward, qid)
+	}
+	b := append(lw.buf[:0], qid...)
+	b = append(b, '\t')
+	for j, d := range slate {
+		if j > 0 {
+			b = append(b, ',')
+		}
+		b = strconv.AppendInt(b, int64(d), 10)
+	}
+	b = append(b, '\t')
+	b = strconv.AppendFloat(b, reward, 'g', -1, 64)
+	b = append(b, '\n')
+	lw.buf = b
+	_, err := lw.w.Write(b)
+	return err
+}
+
+// parseDoc reads a non-negative decimal document position (at most 9
+// digits, so it cannot overflow) without allocating.
+func parseDoc(b []byte) (int, bool) {
+	if len(b) == 0 || len(b) > 9 {
+		return 0, false
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}

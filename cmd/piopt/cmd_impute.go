@@ -1,16 +1,227 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"strconv"
 
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
-// TODO(owner of this command): replace this placeholder.
 func imputeCommand() *cli.Command {
-	return &cli.Command{
-		Name:   "impute",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("impute: not implemented yet") },
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log was made on"},
+		&cli.StringFlag{Name: "logs", Usage: "slate log `FILE` to read (as written by simulate)"},
+		&cli.Int64Flag{Name: "simulate", Usage: "instead of --logs, simulate `N` impressions in memory (same result as simulate + impute --logs with the same seed)"},
+		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "with --simulate: reward `METRIC`, ndcg or err at k = L"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --simulate: random `SEED`"},
+		&cli.IntFlag{Name: "slots", Usage: "slate length `L` (default with --logs: the log's header)"},
+		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that made the log: uniform, pa:ALPHA, eps:E,POLICY (default with --logs: the log's header)"},
+		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default with --logs: the log's header)"},
+		&cli.IntFlag{Name: "candidates", Usage: "candidate limit `M` of the logging policy (default with --logs: the log's header)"},
+		&cli.BoolFlag{Name: "per-sample", Usage: "weigh each query's rows by its number of impressions (the regression on one target per impression) instead of 1 per query"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "targets `FILE` to write"},
 	}
+	return &cli.Command{
+		Name:  "impute",
+		Usage: "turn logged slates with page-level rewards into per-(query, doc, slot) PI targets",
+		Description: `impute applies the pseudoinverse estimator to a slate log: for every logged
+query x it keeps S_x(j,a) = Σ r·1{s_j = a} and n_x, and writes the targets
+φ̄_x = Γ_μ,x† (S_x/n_x), one row per candidate doc and slot:
+
+   qid<TAB>doc<TAB>slot<TAB>target<TAB>weight
+
+after a header line "# piopt-targets v1 key=value ...". Γ† is the paper's closed
+form for uniform logging and an exact structured pseudoinverse for pa and eps
+mixtures. Rows weigh 1/(L·m) (every query 1 in total) or, with --per-sample, n_x.
+
+   piopt impute --data Fold1/train.txt --logs train.log --out train.targets
+   piopt impute --data Fold1/train.txt --simulate 10000000 --metric ndcg --seed 1 \
+                --slots 3 --logging uniform --out train.targets`,
+		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
+		Action: runImpute,
+	}
+}
+
+func runImpute(c *cli.Context) error {
+	logs, simN := c.String("logs"), c.Int64("simulate")
+	switch {
+	case logs != "" && c.IsSet("simulate"):
+		return fmt.Errorf("give --logs or --simulate, not both")
+	case logs == "" && !c.IsSet("simulate"):
+		return fmt.Errorf("give --logs LOG or --simulate N")
+	case logs == "" && simN < 1:
+		return fmt.Errorf("--simulate %d: must be ≥ 1", simN)
+	}
+	ds, err := loadData(c, "data")
+	if err != nil {
+		return err
+	}
+	var (
+		st     *impute.Stats
+		setup  *loggingSetup
+		header data.Header
+	)
+	if logs != "" {
+		st, setup, header, err = imputeStatsFromLog(c, ds, logs)
+	} else {
+		st, setup, header, err = imputeStatsSimulated(c, ds, simN)
+	}
+	if err != nil {
+		return err
+	}
+	perSample := c.Bool("per-sample")
+	header["samples"] = strconv.FormatInt(st.Samples(), 10)
+	header["per-sample"] = strconv.FormatBool(perSample)
+
+	gammas := impute.NewGammaCache(setup.Logging, impute.GammaOptions{})
+	tg, err := impute.ComputeTargets(c.Context, st, gammas, impute.TargetOptions{PerSample: perSample, Header: header})
+	if err != nil {
+		return err
+	}
+	out := c.String("out")
+	if err := data.SaveTargets(out, tg, ds); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "impute: %d impressions, %d of %d queries logged, %d target rows → %s\n",
+		st.Samples(), st.LoggedQueries(), ds.NumQueries(), tg.Len(), out)
+	reportGammas(gammas)
+	return nil
+}
+
+// reportGammas prints one line on Γ's conditioning, and warns when a shape
+// had to be estimated by Monte Carlo.
+func reportGammas(gc *impute.GammaCache) {
+	all := gc.All()
+	if len(all) == 0 {
+		return
+	}
+	worst, mc, se := all[0], 0, 0.0
+	for _, g := range all {
+		if g.Spectrum().Condition() > worst.Spectrum().Condition() {
+			worst = g
+		}
+		if !g.Exact() {
+			mc++
+			se = max(se, g.StdErr())
+		}
+	}
+	sp := worst.Spectrum()
+	fmt.Fprintf(os.Stderr, "impute: Γ (%s) over %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, eigenvalues %.3g..%.3g\n",
+		gc.Logging(), len(all), worst.M(), worst.L(), sp.Rank, sp.MinKept, sp.Max)
+	if mc > 0 {
+		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", mc, se)
+	}
+}
+
+// headerMismatch is the error for a log header that disagrees with a flag.
+func headerMismatch(lr *data.LogReader, key, have, flag string) error {
+	return &data.ParseError{File: lr.Name(), Line: 1,
+		Err: fmt.Errorf("%w: header %s=%s but --%s %s", data.ErrHeader, key, have, key, flag)}
+}
+
+// imputeStatsFromLog reads a slate log into per-query statistics, checking
+// its header against the flags (which default to the header's values).
+func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, *loggingSetup, data.Header, error) {
+	lr, err := data.OpenLog(path, ds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer lr.Close()
+	h := lr.Header()
+	slots := lr.Slots()
+	if c.IsSet("slots") && c.Int("slots") != slots {
+		return nil, nil, nil, headerMismatch(lr, "slots", h["slots"], strconv.Itoa(c.Int("slots")))
+	}
+	if err := checkSlots(slots); err != nil {
+		return nil, nil, nil, &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
+	}
+	hlg, err := impute.ParseLogging(h["logging"])
+	if err != nil {
+		return nil, nil, nil, &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
+	}
+	logging := hlg.String()
+	if c.IsSet("logging") {
+		flg, err := impute.ParseLogging(c.String("logging"))
+		if err != nil {
+			return nil, nil, nil, fmt.Errorf("--logging: %w", err)
+		}
+		if flg != hlg {
+			return nil, nil, nil, headerMismatch(lr, "logging", h["logging"], c.String("logging"))
+		}
+	}
+	rankBy := h["rank-by"]
+	if c.IsSet("rank-by") {
+		flag := c.String("rank-by")
+		if src, err := ranker.ParseSource(flag); err == nil {
+			flag = src.String() // compare canonical spellings
+		}
+		if flag != rankBy {
+			return nil, nil, nil, headerMismatch(lr, "rank-by", rankBy, c.String("rank-by"))
+		}
+	}
+	limit, _, err := h.Int("candidates")
+	if err != nil {
+		return nil, nil, nil, &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
+	}
+	if c.IsSet("candidates") && c.Int("candidates") != limit {
+		return nil, nil, nil, headerMismatch(lr, "candidates", strconv.Itoa(limit), strconv.Itoa(c.Int("candidates")))
+	}
+	if c.IsSet("metric") {
+		if hm := h["metric"]; hm != "" && hm != c.String("metric") && hm != fmt.Sprintf("%s@%d", c.String("metric"), slots) {
+			return nil, nil, nil, headerMismatch(lr, "metric", hm, c.String("metric"))
+		}
+	}
+	setup, err := newLoggingSetup(ds, logging, rankBy, limit)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("%s: header: %w", lr.Name(), err)
+	}
+	st, err := impute.NewStats(setup.Cands, slots)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bar := progress.New(os.Stderr, "impute", 0, "impressions")
+	err = st.AddLog(c.Context, lr, bar)
+	bar.Done()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return st, setup, h.Clone(), nil
+}
+
+// imputeStatsSimulated simulates n impressions straight into statistics.
+func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, *loggingSetup, data.Header, error) {
+	for _, f := range []string{"slots", "logging"} {
+		if !c.IsSet(f) {
+			return nil, nil, nil, fmt.Errorf("--simulate needs --%s", f)
+		}
+	}
+	slots := c.Int("slots")
+	if err := checkSlots(slots); err != nil {
+		return nil, nil, nil, err
+	}
+	setup, err := newLoggingSetup(ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	metric, err := simulationMetric(c, ds, slots)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	seed := c.Uint64("seed")
+	cands := setup.Cands
+	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: slots, Seed: seed,
+		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}
+	bar := progress.New(os.Stderr, "impute --simulate", n, "samples")
+	st, err := sim.Stats(c.Context, n, 0, bar)
+	bar.Done()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return st, setup, setup.header(c.String("data"), ds, slots, metric, n, seed), nil
 }

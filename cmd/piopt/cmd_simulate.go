@@ -1,16 +1,203 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
 
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
-// TODO(owner of this command): replace this placeholder.
 func simulateCommand() *cli.Command {
-	return &cli.Command{
-		Name:   "simulate",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("simulate: not implemented yet") },
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards"},
+		&cli.IntFlag{Name: "slots", Required: true, Usage: "slate length `L` (the metric's cut-off)"},
+		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "reward `METRIC` of a slate: ndcg or err, at k = L"},
+		&cli.StringFlag{Name: "logging", Required: true, Usage: "logging policy `SPEC`: uniform, pa:ALPHA (needs --rank-by) or eps:E,POLICY"},
+		&cli.Int64Flag{Name: "samples", Required: true, Usage: "number `N` of logged impressions"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`; the same seed gives the same bytes"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "slate log `FILE` to write"},
+		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` (feature:K or model:PATH) ordering each query's docs for pa and --candidates"},
+		&cli.IntFlag{Name: "candidates", Usage: "keep each query's top `M` docs (by --rank-by, else by position) as candidates; 0 keeps all"},
 	}
+	return &cli.Command{
+		Name:  "simulate",
+		Usage: "simulate a bandit log: slates from a logging policy, page-level rewards from the labels",
+		Description: `simulate writes a semi-synthetic slate log, as in the paper's experiments:
+every impression picks a query uniformly at random, draws a slate of L distinct
+candidates from the logging policy, and records the slate's NDCG@L or ERR@L
+under the hidden labels as its only reward. Lines are
+
+   qid<TAB>d1,d2,...,dL<TAB>reward
+
+after a header line "# piopt-log v1 key=value ..." naming the slots, metric,
+logging policy, rank source, candidates, seed and dataset, so that impute and
+evaluate can refuse a log that does not match. A query with m < L candidates
+gets slates of m docs. Any prefix of the log is itself an i.i.d. log.
+
+   piopt simulate --data Fold1/train.txt --slots 3 --metric ndcg \
+                  --logging uniform --samples 1000000 --seed 1 --out train.log`,
+		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
+		Action: runSimulate,
+	}
+}
+
+// loggingSetup is what simulate, impute and evaluate share: the logging
+// policy over each query's candidates, resolved from the flags.
+type loggingSetup struct {
+	Logging impute.Logging
+	RankBy  string // rank source spelling, "" for none
+	Limit   int    // --candidates; 0 keeps all docs
+	Cands   *impute.Candidates
+}
+
+// newLoggingSetup parses the policy, ranks every query's docs with the rank
+// source (when given) and builds the candidate sets.
+func newLoggingSetup(ds *data.Dataset, logging, rankBy string, limit int) (*loggingSetup, error) {
+	lg, err := impute.ParseLogging(logging)
+	if err != nil {
+		return nil, fmt.Errorf("--logging: %w", err)
+	}
+	if limit < 0 {
+		return nil, fmt.Errorf("--candidates %d: must be ≥ 0", limit)
+	}
+	if lg.NeedsRanks() && rankBy == "" {
+		return nil, fmt.Errorf("--logging %s ranks documents: give --rank-by feature:K or model:PATH", lg)
+	}
+	var order []int32
+	if rankBy != "" {
+		src, err := ranker.ParseSource(rankBy)
+		if err != nil {
+			return nil, fmt.Errorf("--rank-by: %w", err)
+		}
+		scores, err := src.Scores(ds)
+		if err != nil {
+			return nil, fmt.Errorf("--rank-by: %w", err)
+		}
+		order = ranker.Order(ds, scores)
+		rankBy = src.String()
+	}
+	cands, err := impute.NewCandidates(ds, order, limit)
+	if err != nil {
+		return nil, err
+	}
+	return &loggingSetup{Logging: lg, RankBy: rankBy, Limit: limit, Cands: cands}, nil
+}
+
+// header returns the key=value fields that describe a simulated log (and
+// the targets made from it): the same fields whether the log is written or
+// fused into impute, so both give the same bytes.
+func (s *loggingSetup) header(dataPath string, ds *data.Dataset, slots int, m eval.Metric, samples int64, seed uint64) data.Header {
+	h := data.Header{
+		"slots":            strconv.Itoa(slots),
+		"metric":           m.Name(),
+		"logging":          s.Logging.String(),
+		"samples":          strconv.FormatInt(samples, 10),
+		"seed":             strconv.FormatUint(seed, 10),
+		"data":             filepath.Base(dataPath),
+		"queries":          strconv.Itoa(ds.NumQueries()),
+		"docs":             strconv.Itoa(ds.NumDocs()),
+		"discount":         m.Discount.String(),
+		"empty-query-ndcg": "0",
+		"err-maxrel":       strconv.Itoa(m.MaxRel),
+	}
+	if m.EmptyOne {
+		h["empty-query-ndcg"] = "1"
+	}
+	if s.RankBy != "" {
+		h["rank-by"] = s.RankBy
+	}
+	if s.Limit > 0 {
+		h["candidates"] = strconv.Itoa(s.Limit)
+	}
+	return h
+}
+
+// simulationFlags reads what simulate and impute --simulate share.
+func simulationMetric(c *cli.Context, ds *data.Dataset, slots int) (eval.Metric, error) {
+	kind, err := eval.ParseKind(c.String("metric"))
+	if err != nil {
+		return eval.Metric{}, fmt.Errorf("--metric: %w", err)
+	}
+	conv, err := conventions(c, ds)
+	if err != nil {
+		return eval.Metric{}, err
+	}
+	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, nil
+}
+
+func checkSlots(slots int) error {
+	if slots < 1 || slots > impute.MaxSlots {
+		return fmt.Errorf("--slots %d: must be in 1..%d", slots, impute.MaxSlots)
+	}
+	return nil
+}
+
+func runSimulate(c *cli.Context) error {
+	slots, n := c.Int("slots"), c.Int64("samples")
+	if err := checkSlots(slots); err != nil {
+		return err
+	}
+	if n < 1 {
+		return fmt.Errorf("--samples %d: must be ≥ 1", n)
+	}
+	ds, err := loadData(c, "data")
+	if err != nil {
+		return err
+	}
+	setup, err := newLoggingSetup(ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
+	if err != nil {
+		return err
+	}
+	metric, err := simulationMetric(c, ds, slots)
+	if err != nil {
+		return err
+	}
+	seed := c.Uint64("seed")
+	cands := setup.Cands
+	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: slots, Seed: seed,
+		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}
+
+	out := c.String("out")
+	f, err := atomicfile.Create(out)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	lw, err := data.NewLogWriter(f, setup.header(c.String("data"), ds, slots, metric, n, seed))
+	if err != nil {
+		return err
+	}
+	bar := progress.New(os.Stderr, "simulate", n, "samples")
+	docs := make([]int32, slots)
+	sum, done := 0.0, int64(0)
+	err = sim.Run(c.Context, n, func(q int, slate []int32, r float64) error {
+		cd := cands.Docs(q)
+		d := docs[:len(slate)]
+		for j, a := range slate {
+			d[j] = cd[a]
+		}
+		sum += r
+		if done++; done&1023 == 0 {
+			bar.Add(1024)
+		}
+		return lw.Write(ds.QIDs[q], d, r)
+	})
+	bar.Done()
+	if err != nil {
+		return fmt.Errorf("simulate: %w", err)
+	}
+	if err := f.Commit(); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stderr, "simulate: %d impressions over %d queries, logging %s, mean %s %.4f (%s) → %s\n",
+		n, ds.NumQueries(), setup.Logging, metric.Name(), sum/float64(n), metric.Conventions, out)
+	return nil
 }

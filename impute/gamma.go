@@ -1,0 +1,643 @@
+package impute
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// DefaultCutoff is the relative eigenvalue cut-off of Γ†: eigenvalues at or
+// below DefaultCutoff × the largest eigenvalue of Γ count as zero. For p_2
+// with m = 100, ℓ = 10 the smallest true eigenvalue is 9e-7 of the largest,
+// so a cut-off of 1e-6 or more would drop a real direction.
+const DefaultCutoff = 1e-10
+
+// DefaultMaxStates bounds the exact dynamic programme behind Γ; a shape that
+// needs more states is estimated by Monte Carlo instead.
+const DefaultMaxStates = 1 << 18
+
+// DefaultMCSamples is the number of slates of the Monte Carlo fallback.
+const DefaultMCSamples = 1 << 20
+
+// GammaOptions tune how Γ is computed. The zero value gives the defaults.
+type GammaOptions struct {
+	Cutoff    float64 // relative eigenvalue cut-off; 0 means DefaultCutoff
+	MaxStates int     // states of the exact programme; 0 means DefaultMaxStates
+	MCSamples int     // slates of the Monte Carlo fallback; 0 means DefaultMCSamples
+	Seed      uint64  // seed of the Monte Carlo fallback
+}
+
+func (o GammaOptions) withDefaults() GammaOptions {
+	if o.Cutoff == 0 {
+		o.Cutoff = DefaultCutoff
+	}
+	if o.MaxStates == 0 {
+		o.MaxStates = DefaultMaxStates
+	}
+	if o.MCSamples == 0 {
+		o.MCSamples = DefaultMCSamples
+	}
+	return o
+}
+
+// Gamma is Γ_μ,x = E_μ[1_s 1_sᵀ | x] for one query shape, with its
+// pseudoinverse Γ†, never stored as an ℓm × ℓm matrix. It is immutable and
+// safe for concurrent use.
+//
+// Γ commutes with permutations of the candidates inside a weight class, so
+// R^{ℓm} splits into invariant subspaces: for every class c the vectors that
+// sum to zero over the class (R^ℓ ⊗ 1_c^⊥), on which Γ acts as the ℓ × ℓ
+// matrix M_c = diag_j(P_j(c)/n_c) − [P_jk(c,c)/(n_c(n_c−1))]_{j≠k}, and the
+// class means (dimension ℓ·C), on which it acts as the ℓC × ℓC matrix G of
+// the orthonormal basis 1_{j,c}/√n_c. Hence
+//
+//	Γ† = ⊕_c M_c† ⊗ (I − J/n_c)  ⊕  U G† Uᵀ,
+//
+// applying Γ† costs O(ℓ²m) and 1_{s'}ᵀ Γ† 1_s costs O(ℓ²). For the uniform
+// policy (one class) the package uses the paper's closed form instead:
+// O(ℓm) to apply and O(ℓ²) for the slate form.
+type Gamma struct {
+	d       *Dist
+	m, l    int
+	nc      int
+	size    []int
+	invSqrt []float64 // 1/√n_c
+	mo      *moments
+	closed  bool // uniform: use the closed form
+
+	mBlk, mPinv [][]float64 // per class, ℓ×ℓ row-major; nil when n_c < 2
+	gBlk, gPinv []float64   // ℓC × ℓC row-major, index (j, c) → j·C + c
+
+	spec Spectrum
+}
+
+// Spectrum describes Γ's conditioning: what the pseudoinverse kept.
+type Spectrum struct {
+	Rank       int     // eigenvalues above the cut-off, with multiplicity
+	Max        float64 // largest eigenvalue of Γ
+	MinKept    float64 // smallest eigenvalue above the cut-off
+	MaxDropped float64 // largest eigenvalue at or below the cut-off (≈ 0 when Γ is exactly singular)
+	Cutoff     float64 // absolute cut-off: relative cut-off × Max
+}
+
+// Condition returns Max/MinKept, the condition number of Γ on its range.
+func (s Spectrum) Condition() float64 { return s.Max / s.MinKept }
+
+// NewGamma computes Γ and Γ† for the distribution d: exactly for uniform
+// (closed form) and for p_α and its mixtures by a dynamic programme over
+// per-class counts; by Monte Carlo (see Exact, StdErr) only when the
+// programme would need more than opt.MaxStates states.
+func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
+	opt = opt.withDefaults()
+	if !(opt.Cutoff > 0 && opt.Cutoff < 1) {
+		return nil, fmt.Errorf("impute: eigenvalue cut-off %v outside (0, 1)", opt.Cutoff)
+	}
+	sizes := d.ClassSizes()
+	var mo *moments
+	if !d.weighted {
+		mo = uniformMoments(sizes, d.l)
+	} else {
+		wm, ok := weightedMoments(sizes, d.w, d.l, opt.MaxStates)
+		if !ok {
+			rng := rand.NewPCG(opt.Seed, uint64(d.m)<<32|uint64(d.l))
+			wm = sampledMoments(d, opt.MCSamples, rng)
+		}
+		mo = wm
+		if eps := d.lg.eps; eps > 0 {
+			mo = mixMoments(wm, uniformMoments(sizes, d.l), eps)
+		}
+	}
+	return newGammaFromMoments(d, mo, opt.Cutoff, !d.weighted)
+}
+
+func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Gamma, error) {
+	g := &Gamma{d: d, m: d.m, l: d.l, nc: len(d.w), size: d.ClassSizes(), mo: mo, closed: closed}
+	l, nc := g.l, g.nc
+	g.invSqrt = make([]float64, nc)
+	for c, n := range g.size {
+		g.invSqrt[c] = 1 / math.Sqrt(float64(n))
+	}
+	g.mBlk = make([][]float64, nc)
+	for c, n := range g.size {
+		if n < 2 {
+			continue
+		}
+		b := make([]float64, l*l)
+		for j := range l {
+			b[j*l+j] = mo.p1[j*nc+c] / float64(n)
+			for k := range l {
+				if k != j {
+					b[j*l+k] = -mo.pair(j, k, c, c) / (float64(n) * float64(n-1))
+				}
+			}
+		}
+		g.mBlk[c] = b
+	}
+	lc := l * nc
+	g.gBlk = make([]float64, lc*lc)
+	for j := range l {
+		for c := range nc {
+			row := (j*nc + c) * lc
+			g.gBlk[row+j*nc+c] = mo.p1[j*nc+c] / float64(g.size[c])
+			for k := range l {
+				if k == j {
+					continue
+				}
+				for c2 := range nc {
+					g.gBlk[row+k*nc+c2] = mo.pair(j, k, c, c2) * g.invSqrt[c] * g.invSqrt[c2]
+				}
+			}
+		}
+	}
+
+	// Eigendecompose every block; the cut-off is relative to the largest
+	// eigenvalue of Γ as a whole, i.e. over all blocks.
+	type block struct {
+		vals []float64
+		vecs *mat.Dense
+		mult int
+	}
+	var blocks []block
+	decompose := func(a []float64, n, mult int) (block, error) {
+		var es mat.EigenSym
+		if !es.Factorize(mat.NewSymDense(n, append([]float64(nil), a...)), true) {
+			return block{}, fmt.Errorf("impute: eigendecomposition of Γ failed (m=%d, ℓ=%d)", g.m, g.l)
+		}
+		b := block{vals: es.Values(nil), vecs: &mat.Dense{}, mult: mult}
+		es.VectorsTo(b.vecs)
+		return b, nil
+	}
+	for c, b := range g.mBlk {
+		if b == nil {
+			continue
+		}
+		bl, err := decompose(b, l, g.size[c]-1)
+		if err != nil {
+			return nil, err
+		}
+		blocks = append(blocks, bl)
+	}
+	gb, err := decompose(g.gBlk, lc, 1)
+	if err != nil {
+		return nil, err
+	}
+	blocks = append(blocks, gb)
+	for _, b := range blocks {
+		for _, v := range b.vals {
+			g.spec.Max = max(g.spec.Max, v)
+		}
+	}
+	g.spec.Cutoff = cutoff * g.spec.Max
+	g.spec.MinKept = math.Inf(1)
+	pinv := func(b block, n int) []float64 {
+		out := make([]float64, n*n)
+		for i, v := range b.vals {
+			if v <= g.spec.Cutoff {
+				g.spec.MaxDropped = max(g.spec.MaxDropped, v)
+				continue
+			}
+			g.spec.Rank += b.mult
+			g.spec.MinKept = min(g.spec.MinKept, v)
+			inv := 1 / v
+			for r := range n {
+				x := b.vecs.At(r, i) * inv
+				for s := range n {
+					out[r*n+s] += x * b.vecs.At(s, i)
+				}
+			}
+		}
+		return out
+	}
+	g.mPinv = make([][]float64, nc)
+	bi := 0
+	for c, b := range g.mBlk {
+		if b == nil {
+			continue
+		}
+		g.mPinv[c] = pinv(blocks[bi], l)
+		bi++
+	}
+	g.gPinv = pinv(blocks[bi], lc)
+	return g, nil
+}
+
+// Dist returns the slate distribution Γ belongs to.
+func (g *Gamma) Dist() *Dist { return g.d }
+
+// M returns the number of candidates.
+func (g *Gamma) M() int { return g.m }
+
+// L returns the number of slots.
+func (g *Gamma) L() int { return g.l }
+
+// Spectrum returns the eigenvalue summary of Γ.
+func (g *Gamma) Spectrum() Spectrum { return g.spec }
+
+// Exact reports whether Γ is exact (false: estimated by Monte Carlo).
+func (g *Gamma) Exact() bool { return g.mo.exact }
+
+// StdErr returns the largest standard error of the Monte Carlo estimates of
+// Γ's class-level probabilities (0 when exact).
+func (g *Gamma) StdErr() float64 { return g.mo.stderr }
+
+// At returns the entry Γ(j,a; k,b) = P(s_j = a, s_k = b) (j = k: P(s_j = a)·1{a = b}).
+func (g *Gamma) At(j, a, k, b int) float64 {
+	ca, cb := g.d.class(int32(a)), g.d.class(int32(b))
+	if j == k {
+		if a != b {
+			return 0
+		}
+		return g.mo.p1[j*g.nc+ca] / float64(g.size[ca])
+	}
+	if a == b {
+		return 0
+	}
+	na, nb := float64(g.size[ca]), float64(g.size[cb])
+	if ca == cb {
+		return g.mo.pair(j, k, ca, cb) / (na * (na - 1))
+	}
+	return g.mo.pair(j, k, ca, cb) / (na * nb)
+}
+
+// Marginal returns q_μ(j, a) = P(s_j = a).
+func (g *Gamma) Marginal(j, a int) float64 {
+	c := g.d.class(int32(a))
+	return g.mo.p1[j*g.nc+c] / float64(g.size[c])
+}
+
+// Marginals returns q_μ, the ℓm vector of P(s_j = a), in dst (allocated
+// when too short).
+func (g *Gamma) Marginals(dst []float64) []float64 {
+	dst = resize(dst, g.l*g.m)
+	for j := range g.l {
+		for c := range g.nc {
+			p := g.mo.p1[j*g.nc+c] / float64(g.size[c])
+			for a := g.d.start[c]; a < g.d.start[c+1]; a++ {
+				dst[j*g.m+a] = p
+			}
+		}
+	}
+	return dst
+}
+
+func resize(s []float64, n int) []float64 {
+	if cap(s) < n {
+		return make([]float64, n)
+	}
+	return s[:n]
+}
+
+// PinvMulVec sets dst = Γ† v (both of length ℓm; dst must not alias v).
+func (g *Gamma) PinvMulVec(dst, v []float64) {
+	g.check(dst, v)
+	if g.closed {
+		g.closedPinv(dst, v)
+		return
+	}
+	g.applyBlocks(dst, v, g.mPinv, g.gPinv)
+}
+
+// MulVec sets dst = Γ v (both of length ℓm; dst must not alias v).
+func (g *Gamma) MulVec(dst, v []float64) {
+	g.check(dst, v)
+	g.applyBlocks(dst, v, g.mBlk, g.gBlk)
+}
+
+func (g *Gamma) check(dst, v []float64) {
+	if len(dst) != g.l*g.m || len(v) != g.l*g.m {
+		panic(fmt.Sprintf("impute: Γ of ℓm = %d applied to vectors of length %d, %d", g.l*g.m, len(v), len(dst)))
+	}
+}
+
+// applyBlocks applies ⊕_c B_c ⊗ (I − J/n_c) ⊕ U H Uᵀ, for Γ (B = M, H = G)
+// or Γ† (their pseudoinverses).
+func (g *Gamma) applyBlocks(dst, v []float64, mb [][]float64, h []float64) {
+	m, l, nc := g.m, g.l, g.nc
+	lc := l * nc
+	scratch := make([]float64, 2*lc+2*l)
+	y, t := scratch[:lc], scratch[lc:2*lc]
+	mean, z := scratch[2*lc:2*lc+l], scratch[2*lc+l:]
+	for c := range nc {
+		lo, hi := g.d.start[c], g.d.start[c+1]
+		n := float64(hi - lo)
+		for j := range l {
+			s := 0.0
+			for _, x := range v[j*m+lo : j*m+hi] {
+				s += x
+			}
+			mean[j] = s / n
+			y[j*nc+c] = s * g.invSqrt[c]
+		}
+		b := mb[c]
+		if b == nil {
+			for j := range l {
+				clear(dst[j*m+lo : j*m+hi])
+			}
+			continue
+		}
+		for a := lo; a < hi; a++ {
+			for k := range l {
+				z[k] = v[k*m+a] - mean[k]
+			}
+			for j := range l {
+				row := b[j*l : j*l+l]
+				s := 0.0
+				for k, x := range z {
+					s += row[k] * x
+				}
+				dst[j*m+a] = s
+			}
+		}
+	}
+	for r := range lc {
+		row := h[r*lc : r*lc+lc]
+		s := 0.0
+		for i, x := range y {
+			s += row[i] * x
+		}
+		t[r] = s
+	}
+	for j := range l {
+		for c := range nc {
+			add := t[j*nc+c] * g.invSqrt[c]
+			for a := g.d.start[c]; a < g.d.start[c+1]; a++ {
+				dst[j*m+a] += add
+			}
+		}
+	}
+}
+
+// closedPinv is the paper's closed form of Γ† for the uniform policy
+// (Appendix, "Uniform logging distribution over rankings"), applied in
+// O(ℓm) through the total, slot sums and candidate sums of v.
+func (g *Gamma) closedPinv(dst, v []float64) {
+	m, l := g.m, g.l
+	fm, fl := float64(m), float64(l)
+	total := 0.0
+	slot := make([]float64, l)
+	cand := make([]float64, m)
+	for j := range l {
+		s := 0.0
+		for a, x := range v[j*m : j*m+m] {
+			s += x
+			cand[a] += x
+		}
+		slot[j] = s
+		total += s
+	}
+	var c0, cs, ca float64 // coefficients of 11ᵀ, Σ_j 1_j1_jᵀ, Σ_a 1_a1_aᵀ
+	if l < m {
+		c0 = 1/(fl*fl) - (fm-1)/(fm*(fm-fl))
+		cs = -(fm - 1) / fm
+		ca = (fm - 1) / (fm - fl)
+	} else {
+		c0 = 1 / fm
+		cs = -(fm - 1) / fm
+		ca = -(fm - 1) / fm
+	}
+	for j := range l {
+		base := c0*total + cs*slot[j]
+		for a := range m {
+			dst[j*m+a] = base + (fm-1)*v[j*m+a] + ca*cand[a]
+		}
+	}
+}
+
+// SlateForm returns 1_{s1}ᵀ Γ† 1_{s2} for two slates of L() distinct
+// candidates: the PI weight of a logged slate s2 for a deterministic target
+// slate s1; with s1 = s2 = s* it is q_πᵀΓ†q_π of that target (the
+// per-context term of σ² in the deviation bound; ρ needs SlateSumRange).
+// O(ℓ²).
+func (g *Gamma) SlateForm(s1, s2 []int32) float64 {
+	if len(s1) != g.l || len(s2) != g.l {
+		panic(fmt.Sprintf("impute: SlateForm of slates of length %d, %d; Γ has ℓ = %d", len(s1), len(s2), g.l))
+	}
+	if g.closed {
+		match, overlap := 0, 0
+		for j, a := range s1 {
+			if s2[j] == a {
+				match++
+			}
+			for _, b := range s2 {
+				if a == b {
+					overlap++
+					break
+				}
+			}
+		}
+		fm, fl := float64(g.m), float64(g.l)
+		if g.l < g.m {
+			return 1 - fl*(fm-1)/(fm-fl) + (fm-1)*float64(match) + (fm-1)/(fm-fl)*float64(overlap)
+		}
+		return (fm-1)*float64(match) - fm + 2
+	}
+	l, nc := g.l, g.nc
+	lc := l * nc
+	sum := 0.0
+	for j, a := range s1 {
+		ca := g.d.class(a)
+		row := g.gPinv[(j*nc+ca)*lc:]
+		for k, b := range s2 {
+			cb := g.d.class(b)
+			sum += row[k*nc+cb] * g.invSqrt[ca] * g.invSqrt[cb]
+			if ca == cb && g.mPinv[ca] != nil {
+				d := -1 / float64(g.size[ca])
+				if a == b {
+					d++
+				}
+				sum += g.mPinv[ca][j*l+k] * d
+			}
+		}
+	}
+	return sum
+}
+
+// Form returns uᵀ Γ† v for ℓm vectors, e.g. q_πᵀ Γ† q_π (σ²'s per-context
+// term) with a stochastic target's marginals q_π. O(ℓ²m).
+func (g *Gamma) Form(u, v []float64) float64 {
+	w := make([]float64, g.l*g.m)
+	g.PinvMulVec(w, v)
+	return mat.Dot(mat.NewVecDense(len(u), u), mat.NewVecDense(len(w), w))
+}
+
+// SlateSum returns Σ_j w(j, s_j) = wᵀ1_s for an ℓm vector w, e.g. the PI
+// weight 1_{s*}ᵀ Γ† 1_s of a logged slate s once w = Γ† 1_{s*} is computed
+// for the query's target: O(ℓ) per logged slate.
+func SlateSum(w []float64, m int, s []int32) float64 {
+	sum := 0.0
+	for j, a := range s {
+		sum += w[j*m+int(a)]
+	}
+	return sum
+}
+
+// Indicator sets dst to 1_s, the ℓm indicator of slate s over m candidates
+// (dst is allocated when too short).
+func Indicator(dst []float64, m int, s []int32) []float64 {
+	dst = resize(dst, len(s)*m)
+	clear(dst)
+	for j, a := range s {
+		dst[j*m+int(a)] = 1
+	}
+	return dst
+}
+
+// Dense returns Γ as an ℓm × ℓm matrix, for references and small shapes.
+func (g *Gamma) Dense() *mat.SymDense {
+	n := g.l * g.m
+	out := mat.NewSymDense(n, nil)
+	for r := range n {
+		for c := r; c < n; c++ {
+			out.SetSym(r, c, g.At(r/g.m, r%g.m, c/g.m, c%g.m))
+		}
+	}
+	return out
+}
+
+// PinvDense returns Γ† as an ℓm × ℓm matrix (applying it to unit vectors),
+// for references and small shapes.
+func (g *Gamma) PinvDense() *mat.SymDense {
+	n := g.l * g.m
+	out := mat.NewSymDense(n, nil)
+	e := make([]float64, n)
+	col := make([]float64, n)
+	for c := range n {
+		e[c] = 1
+		g.PinvMulVec(col, e)
+		e[c] = 0
+		for r := 0; r <= c; r++ {
+			out.SetSym(r, c, col[r])
+		}
+	}
+	return out
+}
+
+// PseudoInverse returns the Moore–Penrose pseudoinverse of the symmetric
+// matrix a by eigendecomposition, dropping eigenvalues at or below rel × the
+// largest one, and its spectrum summary. It is the dense reference path of
+// Gamma.
+func PseudoInverse(a mat.Symmetric, rel float64) (*mat.SymDense, Spectrum, error) {
+	var es mat.EigenSym
+	if !es.Factorize(a, true) {
+		return nil, Spectrum{}, fmt.Errorf("impute: eigendecomposition failed")
+	}
+	vals := es.Values(nil)
+	var vecs mat.Dense
+	es.VectorsTo(&vecs)
+	n := a.SymmetricDim()
+	var sp Spectrum
+	for _, v := range vals {
+		sp.Max = max(sp.Max, v)
+	}
+	sp.Cutoff = rel * sp.Max
+	sp.MinKept = math.Inf(1)
+	out := mat.NewSymDense(n, nil)
+	for i, v := range vals {
+		if v <= sp.Cutoff {
+			sp.MaxDropped = max(sp.MaxDropped, v)
+			continue
+		}
+		sp.Rank++
+		sp.MinKept = min(sp.MinKept, v)
+		for r := range n {
+			x := vecs.At(r, i) / v
+			for c := r; c < n; c++ {
+				out.SetSym(r, c, out.At(r, c)+x*vecs.At(c, i))
+			}
+		}
+	}
+	return out, sp, nil
+}
+
+// EnumerateGamma returns Γ = Σ_s μ(s) 1_s 1_sᵀ by visiting every slate of d:
+// the brute-force reference. It refuses shapes of more than maxSlates slates.
+func EnumerateGamma(d *Dist, maxSlates float64) (*mat.SymDense, error) {
+	if d.NumSlates() > maxSlates {
+		return nil, fmt.Errorf("impute: %g slates of %d from %d candidates exceed %g", d.NumSlates(), d.l, d.m, maxSlates)
+	}
+	n := d.l * d.m
+	acc := make([]float64, n*n)
+	d.EachSlate(func(s []int32, p float64) {
+		for j, a := range s {
+			r := j*d.m + int(a)
+			for k, b := range s {
+				acc[r*n+k*d.m+int(b)] += p
+			}
+		}
+	})
+	return mat.NewSymDense(n, acc), nil
+}
+
+// GammaCache computes Γ once per query shape (m candidates, ℓ slots) of one
+// logging policy: Γ depends on the query only through its shape. It is safe
+// for concurrent use; concurrent requests for one shape compute it once.
+type GammaCache struct {
+	lg  Logging
+	opt GammaOptions
+	mu  sync.Mutex
+	byK map[[2]int]*gammaEntry
+}
+
+type gammaEntry struct {
+	once  sync.Once
+	g     *Gamma
+	err   error
+	ready bool // set under GammaCache.mu once g and err are final
+}
+
+// NewGammaCache returns an empty cache for lg.
+func NewGammaCache(lg Logging, opt GammaOptions) *GammaCache {
+	return &GammaCache{lg: lg, opt: opt, byK: make(map[[2]int]*gammaEntry)}
+}
+
+// Logging returns the cache's policy.
+func (gc *GammaCache) Logging() Logging { return gc.lg }
+
+// Get returns Γ for m candidates and l ≤ m slots.
+func (gc *GammaCache) Get(m, l int) (*Gamma, error) {
+	key := [2]int{m, l}
+	gc.mu.Lock()
+	e := gc.byK[key]
+	if e == nil {
+		e = &gammaEntry{}
+		gc.byK[key] = e
+	}
+	gc.mu.Unlock()
+	e.once.Do(func() {
+		defer func() {
+			gc.mu.Lock()
+			e.ready = true
+			gc.mu.Unlock()
+		}()
+		d, err := gc.lg.Dist(m, l)
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.g, e.err = NewGamma(d, gc.opt)
+	})
+	return e.g, e.err
+}
+
+// All returns every Γ computed so far, ordered by (m, ℓ), for diagnostics.
+func (gc *GammaCache) All() []*Gamma {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	var out []*Gamma
+	for _, e := range gc.byK {
+		if e.ready && e.g != nil {
+			out = append(out, e.g)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].m != out[j].m {
+			return out[i].m < out[j].m
+		}
+		return out[i].l < out[j].l
+	})
+	return out
+}

@@ -1,0 +1,208 @@
+package impute
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/piopt/piopt/internal/progress"
+)
+
+// Rewarder scores a slate of candidate indices of query q, e.g. an
+// *eval.Scorer built on Candidates.Labels and Candidates.Offsets (so that
+// NDCG's ideal DCG is taken over the candidates).
+type Rewarder interface {
+	Score(q int, slate []int32) float64
+}
+
+// Simulation is a semi-synthetic bandit log: contexts uniform over the
+// queries, slates from the logging policy over each query's candidates,
+// rewards from the hidden labels.
+//
+// Randomness is split so that results depend neither on the number of
+// threads nor on whether the log is written out: a master stream (from
+// Seed) draws the query of every sample, x_1..x_N, and every query has its
+// own stream (from Seed and the query index) from which its slates are
+// drawn in order. Sample i's slate is the next draw from x_i's stream. Run
+// emits the samples in order i = 1..N, so any prefix of the log is an
+// i.i.d. sample; Stats only counts n_x from the master stream and then
+// draws every query's slates from its stream, in parallel, in the same
+// per-query order, giving the same sums bit for bit.
+type Simulation struct {
+	Candidates *Candidates
+	Logging    Logging
+	Slots      int
+	Reward     Rewarder
+	Seed       uint64
+}
+
+func (s *Simulation) check() error {
+	if s.Candidates == nil || s.Reward == nil {
+		return fmt.Errorf("impute: simulation without candidates or reward")
+	}
+	if s.Slots < 1 || s.Slots > MaxSlots {
+		return fmt.Errorf("impute: %d slots outside 1..%d", s.Slots, MaxSlots)
+	}
+	if s.Candidates.NumQueries() == 0 {
+		return fmt.Errorf("impute: simulation over a dataset without queries")
+	}
+	return nil
+}
+
+// splitmix64 is the SplitMix64 finaliser: it turns nearby seeds into
+// unrelated 64-bit words.
+func splitmix64(x uint64) uint64 {
+	x += 0x9e3779b97f4a7c15
+	x = (x ^ x>>30) * 0xbf58476d1ce4e5b9
+	x = (x ^ x>>27) * 0x94d049bb133111eb
+	return x ^ x>>31
+}
+
+func (s *Simulation) master() *rand.PCG {
+	return rand.NewPCG(splitmix64(s.Seed), splitmix64(s.Seed^0x5851f42d4c957f2d))
+}
+
+// Stream returns query q's random stream: the source of its slates.
+func (s *Simulation) Stream(q int) *rand.PCG {
+	a := splitmix64(s.Seed + splitmix64(uint64(q)+1))
+	return rand.NewPCG(a, splitmix64(a^0xda3e39cb94b95bdb))
+}
+
+// dists returns the slate distribution of every query (shared per shape).
+func (s *Simulation) dists() ([]*Dist, error) {
+	c := s.Candidates
+	byShape := map[[2]int]*Dist{}
+	out := make([]*Dist, c.NumQueries())
+	for q := range out {
+		m, l := c.Size(q), c.Slots(q, s.Slots)
+		d := byShape[[2]int{m, l}]
+		if d == nil {
+			var err error
+			if d, err = s.Logging.Dist(m, l); err != nil {
+				return nil, err
+			}
+			byShape[[2]int{m, l}] = d
+		}
+		out[q] = d
+	}
+	return out, nil
+}
+
+// Contexts returns n_x for every query: how many of the n samples the
+// master stream assigns to it.
+func (s *Simulation) Contexts(ctx context.Context, n int64) ([]int64, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	nq := s.Candidates.NumQueries()
+	counts := make([]int64, nq)
+	r := s.master()
+	for i := int64(0); i < n; i++ {
+		if i&0xfffff == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		counts[uintN(r, uint64(nq))]++
+	}
+	return counts, nil
+}
+
+// Run simulates n samples in order and calls emit for each with the query
+// index, the slate (candidate indices; valid during the call) and the
+// reward. It stops at the first error emit returns.
+func (s *Simulation) Run(ctx context.Context, n int64, emit func(q int, slate []int32, r float64) error) error {
+	if err := s.check(); err != nil {
+		return err
+	}
+	dists, err := s.dists()
+	if err != nil {
+		return err
+	}
+	nq := len(dists)
+	streams := make([]*rand.PCG, nq)
+	master := s.master()
+	buf := make([]int32, s.Slots)
+	for i := int64(0); i < n; i++ {
+		if i&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		q := int(uintN(master, uint64(nq)))
+		if streams[q] == nil {
+			streams[q] = s.Stream(q)
+		}
+		d := dists[q]
+		slate := buf[:d.l]
+		d.Sample(streams[q], slate)
+		if err := emit(q, slate, s.Reward.Score(q, slate)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Stats simulates n samples straight into per-query statistics, without a
+// log in memory or on disk: the fused path of `piopt impute --simulate`.
+// Queries are shared out among threads (0 means GOMAXPROCS); the result is
+// bit-identical to reading Run's samples in order, whatever the threads.
+// bar (may be nil) counts samples.
+func (s *Simulation) Stats(ctx context.Context, n int64, threads int, bar *progress.Bar) (*Stats, error) {
+	counts, err := s.Contexts(ctx, n)
+	if err != nil {
+		return nil, err
+	}
+	dists, err := s.dists()
+	if err != nil {
+		return nil, err
+	}
+	st, err := NewStats(s.Candidates, s.Slots)
+	if err != nil {
+		return nil, err
+	}
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	nq := len(dists)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]int32, s.Slots)
+			for {
+				q := int(next.Add(1) - 1)
+				if q >= nq || ctx.Err() != nil {
+					return
+				}
+				k := counts[q]
+				if k == 0 {
+					continue
+				}
+				d := dists[q]
+				slate := buf[:d.l]
+				m := d.m
+				row := st.Sum(q)
+				rng := s.Stream(q)
+				rsum := 0.0
+				for range k {
+					d.Sample(rng, slate)
+					r := s.Reward.Score(q, slate)
+					for j, a := range slate {
+						row[j*m+int(a)] += r
+					}
+					rsum += r
+				}
+				st.rsum[q] = rsum
+				st.count[q] = k
+				bar.Add(k)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return st, nil
+}

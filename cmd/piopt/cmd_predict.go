@@ -1,16 +1,105 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
 
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
-// TODO(owner of this command): replace this placeholder.
 func predictCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "predict",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("predict: not implemented yet") },
+		Name:      "predict",
+		Usage:     "score a dataset with a piopt model (pure Go, no XGBoost needed)",
+		ArgsUsage: " ",
+		Description: `Writes one line per scored row: qid<TAB>doc<TAB>slot<TAB>score, with doc the
+0-based position inside the query. A PI-OPT model scores every (doc, slot) pair,
+slots 1..min(ℓ, m) of a query of m docs; a SUP or LambdaMART model scores each
+doc once, with slot 0. Scores equal XGBoost's own predictions up to float32
+rounding (XGBoost sums trees in float32, piopt in float64).`,
+		Flags: append([]cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "LETOR `FILE` to score", Required: true},
+			&cli.StringFlag{Name: "model", Usage: "model `FILE` from piopt train (binary or .json)", Required: true},
+			&cli.StringFlag{Name: "out", Usage: "scores `FILE`", Required: true},
+			&cli.IntFlag{Name: "threads", Usage: "inference threads (default: all cores; results do not depend on it)"},
+		}, dataFlags()...),
+		Action: runPredict,
 	}
+}
+
+// loadForModel loads the --data file with the model's feature count unless
+// --features says otherwise, so that a test fold whose highest feature
+// index happens to be absent still lines up with the model.
+func loadForModel(c *cli.Context, m *ranker.Model) (*data.Dataset, error) {
+	opt := readOptions(c)
+	if !c.IsSet("features") {
+		opt.Features = m.Meta().Features
+	}
+	ds, err := data.LoadContext(c.Context, c.String("data"), opt)
+	if err != nil {
+		if !c.IsSet("features") {
+			return nil, fmt.Errorf("%w (the model %s was trained on %d features)", err, m.Name(), opt.Features)
+		}
+		return nil, err
+	}
+	if err := m.Fits(ds); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+func runPredict(c *cli.Context) error {
+	m, err := ranker.LoadModel(c.String("model"))
+	if err != nil {
+		return err
+	}
+	ds, err := loadForModel(c, m)
+	if err != nil {
+		return err
+	}
+	bar := progress.New(os.Stderr, "predict", int64(ds.NumDocs()), "docs")
+	sc, err := m.Score(c.Context, ds, ranker.ScoreOptions{Threads: c.Int("threads"), Progress: bar})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	f, err := atomicfile.Create(c.String("out"))
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	st := sc.Stride()
+	var line []byte
+	for q := range ds.NumQueries() {
+		lo, hi := ds.Query(q)
+		for d := lo; d < hi; d++ {
+			for j, v := range sc.Values[d*st : (d+1)*st] {
+				if math.IsNaN(v) {
+					continue // slot beyond ℓ_x of a short query
+				}
+				slot := 0
+				if sc.Slots > 0 {
+					slot = j + 1
+				}
+				line = append(line[:0], ds.QIDs[q]...)
+				line = append(line, '\t')
+				line = strconv.AppendInt(line, int64(d-lo), 10)
+				line = append(line, '\t')
+				line = strconv.AppendInt(line, int64(slot), 10)
+				line = append(line, '\t')
+				line = strconv.AppendFloat(line, v, 'g', -1, 64)
+				line = append(line, '\n')
+				if _, err := f.W.Write(line); err != nil {
+					return fmt.Errorf("write %s: %w", c.String("out"), err)
+				}
+			}
+		}
+	}
+	return f.Commit()
 }

@@ -1,16 +1,157 @@
 package main
 
 import (
-	"errors"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
 
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
-// TODO(owner of this command): replace this placeholder.
 func rankCommand() *cli.Command {
 	return &cli.Command{
-		Name:   "rank",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("rank: not implemented yet") },
+		Name:      "rank",
+		Usage:     "build slates on a test set with trained models and score them against random",
+		ArgsUsage: " ",
+		Description: `Ranks every query of --data with --model: a PI-OPT model by its greedy (or
+exact) slot-action slate, a SUP or LambdaMART model by sorting its scores. Prints
+NDCG@L and ERR@L of the model, of --sup-model when given, and of uniformly random
+slates (exact expectation for NDCG, Monte Carlo with standard error for ERR), with
+the metric conventions.
+
+--out writes the model's slates as a TREC run: qid Q0 docid rank score piopt, docid
+the 0-based doc position in its query, rank the slot 1..min(L, m), score the
+model's score of that (doc, slot) pair (of the doc for a SUP model).
+--json writes the summary; --per-query writes one line per query with every
+metric of every policy (header: qid docs ndcg@3:pi-opt ...).`,
+		Flags: append(append([]cli.Flag{
+			&cli.StringFlag{Name: "data", Usage: "LETOR test `FILE`", Required: true},
+			&cli.StringFlag{Name: "model", Usage: "model `FILE` to rank with (PI-OPT, SUP or LambdaMART)", Required: true},
+			&cli.StringFlag{Name: "sup-model", Usage: "supervised baseline model `FILE` to compare with (SUP or LambdaMART)"},
+			&cli.IntFlag{Name: "slots", Usage: "slate length L and metric cut-off (default: the PI-OPT model's ℓ, else 3)"},
+			&cli.StringFlag{Name: "metric", Value: "ndcg,err", Usage: "metrics to report, comma-separated: ndcg, err"},
+			&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "PI-OPT slates: greedy (take the best (doc, slot) pair, repeat) or exact (maximise the sum of pair scores)"},
+			&cli.StringFlag{Name: "out", Usage: "TREC run `FILE` of the model's slates"},
+			&cli.StringFlag{Name: "json", Usage: "summary JSON `FILE`"},
+			&cli.StringFlag{Name: "per-query", Usage: "per-query metrics TSV `FILE`"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "seed of random ERR's Monte Carlo"},
+			&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "random slates per query behind random ERR"},
+			&cli.IntFlag{Name: "threads", Usage: "inference threads (default: all cores; results do not depend on it)"},
+		}, dataFlags()...), conventionFlags()...),
+		Action: runRank,
 	}
+}
+
+// parseMetrics reads a comma-separated list of metric kinds.
+func parseMetrics(s string) ([]eval.Kind, error) {
+	var out []eval.Kind
+	seen := map[eval.Kind]bool{}
+	for _, f := range strings.Split(s, ",") {
+		k, err := eval.ParseKind(strings.TrimSpace(f))
+		if err != nil {
+			return nil, fmt.Errorf("--metric: %w", err)
+		}
+		if !seen[k] {
+			out = append(out, k)
+			seen[k] = true
+		}
+	}
+	return out, nil
+}
+
+func runRank(c *cli.Context) error {
+	kinds, err := parseMetrics(c.String("metric"))
+	if err != nil {
+		return err
+	}
+	method, err := ranker.ParseSlateMethod(c.String("slate"))
+	if err != nil {
+		return fmt.Errorf("--slate: %w", err)
+	}
+	if c.Int("slots") < 0 {
+		return fmt.Errorf("--slots must be ≥ 1, not %d", c.Int("slots"))
+	}
+	if c.Int("random-samples") < 1 {
+		return fmt.Errorf("--random-samples must be ≥ 1, not %d", c.Int("random-samples"))
+	}
+	model, err := ranker.LoadModel(c.String("model"))
+	if err != nil {
+		return err
+	}
+	models := []*ranker.Model{model}
+	if p := c.String("sup-model"); p != "" {
+		sup, err := ranker.LoadModel(p)
+		if err != nil {
+			return err
+		}
+		if sup.Meta().Kind == modelmeta.KindPIOPT {
+			return fmt.Errorf("--sup-model %s is a PI-OPT model; give it as --model", p)
+		}
+		models = append(models, sup)
+	}
+	ds, err := loadForModel(c, model)
+	if err != nil {
+		return err
+	}
+	conv, err := conventions(c, ds)
+	if err != nil {
+		return err
+	}
+	bar := progress.New(os.Stderr, "rank", int64(ds.NumDocs()*len(models)), "docs")
+	rep, err := ranker.Evaluate(c.Context, ds, models, ranker.EvalOptions{
+		Slots:         c.Int("slots"),
+		Slate:         method,
+		Metrics:       kinds,
+		Conventions:   conv,
+		RandomSamples: c.Int("random-samples"),
+		Seed:          c.Uint64("seed"),
+		Threads:       c.Int("threads"),
+		Progress:      bar,
+	})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	if p := c.String("out"); p != "" {
+		f, err := atomicfile.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		if err := ranker.WriteRun(f, ds, rep.Rankings[model.Meta().Kind], "piopt"); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+	}
+	if p := c.String("per-query"); p != "" {
+		f, err := atomicfile.Create(p)
+		if err != nil {
+			return err
+		}
+		defer f.Abort()
+		if err := ranker.WritePerQuery(f, ds, rep); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+		if err := f.Commit(); err != nil {
+			return err
+		}
+	}
+	if p := c.String("json"); p != "" {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(p, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	return rep.WriteTable(os.Stdout)
 }

@@ -1,0 +1,439 @@
+package ranker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/internal/progress"
+)
+
+// PolicyRandom names uniformly random slates in reports.
+const PolicyRandom = "random"
+
+// DefaultRandomSamples is the number of Monte Carlo slates per query behind
+// random ERR.
+const DefaultRandomSamples = 1000
+
+// EvalOptions control Evaluate.
+type EvalOptions struct {
+	// Slots is ℓ, the slate length and the metrics' cut-off; 0 means the
+	// PI-OPT model's ℓ, or 3 without a PI-OPT model.
+	Slots int
+	// Slate is how PI-OPT pair scores become slates.
+	Slate SlateMethod
+	// Metrics to report; nil means NDCG and ERR.
+	Metrics []eval.Kind
+	// Conventions of the metrics.
+	Conventions eval.Conventions
+	// RandomSamples is the number of random slates per query behind random
+	// ERR; 0 means DefaultRandomSamples. (Random NDCG is exact.)
+	RandomSamples int
+	// Seed of random ERR's Monte Carlo.
+	Seed uint64
+	// Threads for inference; 0 means all cores. Results do not depend on it.
+	Threads int
+	// Progress, when not nil, is advanced by the documents scored.
+	Progress *progress.Bar
+	// Names, when not nil, gives each model's policy name (one per model,
+	// distinct, not "random"); otherwise a model is named by its kind.
+	Names []string
+}
+
+// Report is what `piopt rank` computes: every model's slates on a test set
+// and the mean of each metric per policy (each model by its kind, plus
+// random), with per-query values.
+type Report struct {
+	Data          string // the dataset's source
+	Conventions   eval.Conventions
+	Slots         int
+	Queries       int
+	Slate         SlateMethod
+	RandomSamples int
+	Seed          uint64
+	Metrics       []eval.Metric
+	// Policies are the model names (kinds unless EvalOptions.Names) in the
+	// order given, then PolicyRandom.
+	Policies []string
+	// Models maps a model policy to its file.
+	Models map[string]string
+	// Rankings maps a model policy to its slates.
+	Rankings map[string]*Ranking
+	// Mean maps a metric name ("ndcg@3") and a policy to the mean over
+	// queries; random NDCG is the exact expectation, random ERR a Monte
+	// Carlo estimate.
+	Mean map[string]map[string]float64
+	// PerQuery maps a metric name and a policy to the values per query, in
+	// dataset order.
+	PerQuery map[string]map[string][]float64
+	// RandomStderr maps a metric name to the standard error of random's
+	// mean (0 for NDCG, which is exact).
+	RandomStderr map[string]float64
+	// GreedyVsExact compares the two slate methods on the PI-OPT model;
+	// nil without one.
+	GreedyVsExact *SlateComparison
+}
+
+// Evaluate ranks ds with every model (PI-OPT models by slot-action slates,
+// pointwise models by score) and scores the slates, together with uniformly
+// random slates, with every metric at cut-off ℓ. Models are named by their
+// kind (or opt.Names), so names must not repeat.
+func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOptions) (*Report, error) {
+	kinds := opt.Metrics
+	if kinds == nil {
+		kinds = []eval.Kind{eval.KindNDCG, eval.KindERR}
+	}
+	if opt.Names != nil && len(opt.Names) != len(models) {
+		return nil, fmt.Errorf("%d names for %d models", len(opt.Names), len(models))
+	}
+	names := make([]string, len(models))
+	slots := opt.Slots
+	seen := map[string]bool{PolicyRandom: true}
+	for i, m := range models {
+		names[i] = m.Meta().Kind
+		if opt.Names != nil {
+			names[i] = opt.Names[i]
+		}
+		if seen[names[i]] {
+			return nil, fmt.Errorf("policy name %q given twice (or reserved); models are named by kind unless EvalOptions.Names says otherwise", names[i])
+		}
+		seen[names[i]] = true
+		if m.Meta().Kind == modelmeta.KindPIOPT && slots == 0 {
+			slots = m.Meta().Slots
+		}
+	}
+	if slots == 0 {
+		slots = 3
+	}
+	samples := opt.RandomSamples
+	if samples <= 0 {
+		samples = DefaultRandomSamples
+	}
+	rep := &Report{
+		Data: ds.Source, Conventions: opt.Conventions, Slots: slots, Queries: ds.NumQueries(),
+		Slate: opt.Slate, RandomSamples: samples, Seed: opt.Seed,
+		Models: map[string]string{}, Rankings: map[string]*Ranking{},
+		Mean: map[string]map[string]float64{}, PerQuery: map[string]map[string][]float64{},
+		RandomStderr: map[string]float64{},
+	}
+	for _, k := range kinds {
+		rep.Metrics = append(rep.Metrics, eval.Metric{Kind: k, K: slots, Conventions: opt.Conventions})
+	}
+	for i, m := range models {
+		name := names[i]
+		sc, err := m.Score(ctx, ds, ScoreOptions{Threads: opt.Threads, Progress: opt.Progress})
+		if err != nil {
+			return nil, err
+		}
+		r, err := Rank(ds, sc, slots, opt.Slate)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.Name(), err)
+		}
+		if sc.Slots > 0 && rep.GreedyVsExact == nil {
+			if rep.GreedyVsExact, err = CompareSlates(ds, sc, slots, rep.Metrics); err != nil {
+				return nil, err
+			}
+		}
+		rep.Policies = append(rep.Policies, name)
+		rep.Models[name] = m.Name()
+		rep.Rankings[name] = r
+	}
+	rep.Policies = append(rep.Policies, PolicyRandom)
+	rng := rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d))
+	nq := ds.NumQueries()
+	for _, met := range rep.Metrics {
+		name := met.Name()
+		rep.Mean[name] = map[string]float64{}
+		rep.PerQuery[name] = map[string][]float64{}
+		scorer := eval.NewScorer(met, ds.Labels, ds.QueryOffsets)
+		for _, p := range rep.Policies[:len(rep.Policies)-1] {
+			r := rep.Rankings[p]
+			v := make([]float64, nq)
+			for q := range v {
+				v[q] = scorer.Score(q, r.Slate(q))
+			}
+			rep.PerQuery[name][p] = v
+			rep.Mean[name][p] = mean(v)
+		}
+		v := make([]float64, nq)
+		var se2 float64
+		for q := range v {
+			labels := ds.QueryLabels(q)
+			if met.Kind == eval.KindERR {
+				var se float64
+				v[q], se = eval.RandomERR(labels, slots, met.Conventions, samples, rng)
+				se2 += se * se
+			} else {
+				v[q] = eval.RandomNDCG(labels, slots, met.Conventions)
+			}
+		}
+		rep.PerQuery[name][PolicyRandom] = v
+		rep.Mean[name][PolicyRandom] = mean(v)
+		rep.RandomStderr[name] = 0
+		if nq > 0 {
+			rep.RandomStderr[name] = math.Sqrt(se2) / float64(nq)
+		}
+	}
+	return rep, nil
+}
+
+func mean(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, x := range v {
+		s += x
+	}
+	return s / float64(len(v))
+}
+
+// SlateComparison compares the greedy and the exact slates of one PI-OPT
+// model on a dataset.
+type SlateComparison struct {
+	Queries int // queries compared
+	// Differ counts queries whose exact slate differs from the greedy one;
+	// Exact keeps the greedy slate whenever it is optimal, so these are the
+	// queries where greedy loses objective.
+	Differ int
+	// GapMean and GapMax are the mean over queries and the largest value of
+	// the objective difference exact − greedy, objective = Σ_j score(s_j, j).
+	GapMean, GapMax float64
+	// Greedy and Exact map a metric name to the mean metric of each
+	// method's slates.
+	Greedy, Exact map[string]float64
+}
+
+// CompareSlates builds both the greedy and the exact slates from PI-OPT
+// pair scores and compares their objectives and metrics.
+func CompareSlates(ds *data.Dataset, sc *Scores, slots int, metrics []eval.Metric) (*SlateComparison, error) {
+	g, err := Rank(ds, sc, slots, SlateGreedy)
+	if err != nil {
+		return nil, err
+	}
+	e, err := Rank(ds, sc, slots, SlateExact)
+	if err != nil {
+		return nil, err
+	}
+	c := &SlateComparison{Queries: ds.NumQueries(), Greedy: map[string]float64{}, Exact: map[string]float64{}}
+	st := sc.Stride()
+	for q := range ds.NumQueries() {
+		gs, es := g.Slate(q), e.Slate(q)
+		for j := range gs {
+			if gs[j] != es[j] {
+				c.Differ++
+				break
+			}
+		}
+		v := sc.Query(ds, q)
+		gap := objective(v, st, es) - objective(v, st, gs)
+		c.GapMean += gap
+		c.GapMax = math.Max(c.GapMax, gap)
+	}
+	if c.Queries > 0 {
+		c.GapMean /= float64(c.Queries)
+	}
+	for _, met := range metrics {
+		scorer := eval.NewScorer(met, ds.Labels, ds.QueryOffsets)
+		var sg, se float64
+		for q := range ds.NumQueries() {
+			sg += scorer.Score(q, g.Slate(q))
+			se += scorer.Score(q, e.Slate(q))
+		}
+		if n := float64(ds.NumQueries()); n > 0 {
+			c.Greedy[met.Name()] = sg / n
+			c.Exact[met.Name()] = se / n
+		}
+	}
+	return c, nil
+}
+
+// ConventionsJSON is the JSON form of metric conventions in summaries.
+type ConventionsJSON struct {
+	Discount       string `json:"discount"`         // "1/log2(j+1)" or "1/log2(max(j,2))"
+	EmptyQueryNDCG int    `json:"empty-query-ndcg"` // NDCG of a query without relevant documents
+	ERRMaxRel      int    `json:"err-maxrel"`
+	Text           string `json:"text"` // eval.Conventions.String()
+}
+
+// NewConventionsJSON describes c for a JSON summary.
+func NewConventionsJSON(c eval.Conventions) ConventionsJSON {
+	e := 0
+	if c.EmptyOne {
+		e = 1
+	}
+	return ConventionsJSON{Discount: c.Discount.String(), EmptyQueryNDCG: e, ERRMaxRel: c.MaxRel, Text: c.String()}
+}
+
+// object is a JSON object that keeps its keys in insertion order.
+type object []keyValue
+
+type keyValue struct {
+	k string
+	v any
+}
+
+func (o object) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, kv := range o {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(kv.k)
+		b.Write(k)
+		b.WriteByte(':')
+		v, err := json.Marshal(kv.v)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", kv.k, err)
+		}
+		b.Write(v)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// MarshalJSON writes the summary of `piopt rank --json`:
+//
+//	{"data": "test.txt", "conventions": {...}, "slots": 3, "queries": N,
+//	 "slate": "greedy", "random_samples": 1000, "seed": 1,
+//	 "models": {"pi-opt": "pi.model", "sup": "sup.model"},
+//	 "ndcg@3": {"pi-opt": .., "sup": .., "random": ..},
+//	 "err@3": {"pi-opt": .., "sup": .., "random": ..},
+//	 "err@3_random_stderr": ..,
+//	 "greedy_vs_exact": {"queries": N, "differ": k, "differ_fraction": ..,
+//	   "objective_gap_mean": .., "objective_gap_max": ..,
+//	   "ndcg@3": {"greedy": .., "exact": ..}, "err@3": {...}}}
+//
+// Policies appear in Policies order; greedy_vs_exact only with a PI-OPT
+// model. Per-query values are not part of it (WritePerQuery).
+func (r *Report) MarshalJSON() ([]byte, error) {
+	o := object{
+		{"data", r.Data},
+		{"conventions", NewConventionsJSON(r.Conventions)},
+		{"slots", r.Slots},
+		{"queries", r.Queries},
+		{"slate", r.Slate.String()},
+		{"random_samples", r.RandomSamples},
+		{"seed", r.Seed},
+	}
+	models := object{}
+	for _, p := range r.Policies {
+		if f, ok := r.Models[p]; ok {
+			models = append(models, keyValue{p, f})
+		}
+	}
+	o = append(o, keyValue{"models", models})
+	for _, m := range r.Metrics {
+		name := m.Name()
+		vals := object{}
+		for _, p := range r.Policies {
+			vals = append(vals, keyValue{p, r.Mean[name][p]})
+		}
+		o = append(o, keyValue{name, vals})
+	}
+	for _, m := range r.Metrics {
+		if m.Kind == eval.KindERR {
+			o = append(o, keyValue{m.Name() + "_random_stderr", r.RandomStderr[m.Name()]})
+		}
+	}
+	if c := r.GreedyVsExact; c != nil {
+		frac := 0.0
+		if c.Queries > 0 {
+			frac = float64(c.Differ) / float64(c.Queries)
+		}
+		g := object{
+			{"queries", c.Queries},
+			{"differ", c.Differ},
+			{"differ_fraction", frac},
+			{"objective_gap_mean", c.GapMean},
+			{"objective_gap_max", c.GapMax},
+		}
+		for _, m := range r.Metrics {
+			g = append(g, keyValue{m.Name(), object{{"greedy", c.Greedy[m.Name()]}, {"exact", c.Exact[m.Name()]}}})
+		}
+		o = append(o, keyValue{"greedy_vs_exact", g})
+	}
+	return o.MarshalJSON()
+}
+
+// WritePerQuery writes the per-query metric values as tab-separated text:
+// a header line `qid docs ndcg@3:pi-opt ndcg@3:sup ndcg@3:random err@3:...`
+// (metric:policy columns, metrics then policies in report order) and one line
+// per query in dataset order. Random columns are expectations (NDCG exact,
+// ERR by Monte Carlo).
+func WritePerQuery(w io.Writer, ds *data.Dataset, r *Report) error {
+	var line []byte
+	line = append(line, "qid\tdocs"...)
+	for _, m := range r.Metrics {
+		for _, p := range r.Policies {
+			line = append(line, '\t')
+			line = append(line, m.Name()+":"+p...)
+		}
+	}
+	line = append(line, '\n')
+	if _, err := w.Write(line); err != nil {
+		return err
+	}
+	for q := range ds.NumQueries() {
+		line = append(line[:0], ds.QIDs[q]...)
+		line = append(line, '\t')
+		line = strconv.AppendInt(line, int64(ds.QuerySize(q)), 10)
+		for _, m := range r.Metrics {
+			for _, p := range r.Policies {
+				line = append(line, '\t')
+				line = strconv.AppendFloat(line, r.PerQuery[m.Name()][p][q], 'g', -1, 64)
+			}
+		}
+		line = append(line, '\n')
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// WriteTable prints the report as a table: one row per policy, one column
+// per metric, with the conventions and the greedy/exact comparison.
+func (r *Report) WriteTable(w io.Writer) error {
+	fmt.Fprintf(w, "%s: %d queries, %d slots, %s slates; %s\n", r.Data, r.Queries, r.Slots, r.Slate, r.Conventions)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "policy")
+	for _, m := range r.Metrics {
+		fmt.Fprintf(tw, "\t%s", m.Name())
+	}
+	fmt.Fprintln(tw)
+	for _, p := range r.Policies {
+		fmt.Fprint(tw, p)
+		for _, m := range r.Metrics {
+			v := r.Mean[m.Name()][p]
+			if p == PolicyRandom && r.RandomStderr[m.Name()] > 0 {
+				fmt.Fprintf(tw, "\t%.4f ± %.4f", v, r.RandomStderr[m.Name()])
+			} else {
+				fmt.Fprintf(tw, "\t%.4f", v)
+			}
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if c := r.GreedyVsExact; c != nil {
+		fmt.Fprintf(w, "greedy vs exact: %d of %d queries differ", c.Differ, c.Queries)
+		fmt.Fprintf(w, "; objective gap mean %.3g, max %.3g", c.GapMean, c.GapMax)
+		for _, m := range r.Metrics {
+			fmt.Fprintf(w, "; %s greedy %.4f exact %.4f", m.Name(), c.Greedy[m.Name()], c.Exact[m.Name()])
+		}
+		fmt.Fprintln(w)
+	}
+	return nil
+}

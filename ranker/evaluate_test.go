@@ -1,0 +1,198 @@
+package ranker
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/modelmeta"
+)
+
+// exactRandomERR enumerates every ordered slate of min(k, m) documents.
+func exactRandomERR(labels []uint8, k int, c eval.Conventions) float64 {
+	m := len(labels)
+	l := min(k, m)
+	slate := make([]int32, l)
+	used := make([]bool, m)
+	sum, n := 0.0, 0
+	var rec func(j int)
+	rec = func(j int) {
+		if j == l {
+			sum += eval.ERR(labels, slate, k, c)
+			n++
+			return
+		}
+		for a := range m {
+			if !used[a] {
+				used[a] = true
+				slate[j] = int32(a)
+				rec(j + 1)
+				used[a] = false
+			}
+		}
+	}
+	rec(0)
+	return sum / float64(n)
+}
+
+func evalFixture(t *testing.T) (*Model, *Model) {
+	pi := handPIOPT(t, "binary")
+	// SUP: score = feature 2 ≥ 5.
+	sup, err := ParseModel(xgb17JSON(newXGB(modelmeta.KindSUP, 2, 0, 0, stump(2, 1, 5, 0, 1))), "sup.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pi, sup
+}
+
+func TestEvaluate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ds := testDataset(rng, 2, 6, 4, 2, 1, 8, 3)
+	pi, sup := evalFixture(t)
+	conv := eval.Conventions{MaxRel: 4}
+	rep, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: conv, Seed: 7, RandomSamples: 4000, Threads: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Slots != 3 || rep.Queries != 6 || strings.Join(rep.Policies, ",") != "pi-opt,sup,random" {
+		t.Fatalf("slots %d queries %d policies %v", rep.Slots, rep.Queries, rep.Policies)
+	}
+	// Model policies: the mean of eval.NDCG / eval.ERR over the slates.
+	for _, p := range []string{"pi-opt", "sup"} {
+		var nd, er float64
+		r := rep.Rankings[p]
+		for q := range ds.NumQueries() {
+			nd += eval.NDCG(ds.QueryLabels(q), r.Slate(q), 3, conv)
+			er += eval.ERR(ds.QueryLabels(q), r.Slate(q), 3, conv)
+		}
+		if got := rep.Mean["ndcg@3"][p]; math.Abs(got-nd/6) > 1e-12 {
+			t.Errorf("%s ndcg@3 %v, want %v", p, got, nd/6)
+		}
+		if got := rep.Mean["err@3"][p]; math.Abs(got-er/6) > 1e-12 {
+			t.Errorf("%s err@3 %v, want %v", p, got, er/6)
+		}
+	}
+	// Random: exact NDCG; ERR within 4 standard errors of the enumeration.
+	var nd, er float64
+	for q := range ds.NumQueries() {
+		nd += eval.RandomNDCG(ds.QueryLabels(q), 3, conv)
+		er += exactRandomERR(ds.QueryLabels(q), 3, conv)
+	}
+	if got := rep.Mean["ndcg@3"]["random"]; math.Abs(got-nd/6) > 1e-12 {
+		t.Errorf("random ndcg@3 %v, want %v", got, nd/6)
+	}
+	se := rep.RandomStderr["err@3"]
+	if got := rep.Mean["err@3"]["random"]; se <= 0 || se > 0.01 || math.Abs(got-er/6) > 4*se {
+		t.Errorf("random err@3 %v ± %v, exact %v", got, se, er/6)
+	}
+	if rep.RandomStderr["ndcg@3"] != 0 {
+		t.Error("random NDCG is exact: stderr must be 0")
+	}
+	if rep.GreedyVsExact == nil || rep.GreedyVsExact.Queries != 6 {
+		t.Fatalf("greedy vs exact: %+v", rep.GreedyVsExact)
+	}
+
+	// Same seed, same report.
+	rep2, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: conv, Seed: 7, RandomSamples: 4000, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	j1, _ := json.Marshal(rep)
+	j2, _ := json.Marshal(rep2)
+	if !bytes.Equal(j1, j2) {
+		t.Error("same seed, different summaries")
+	}
+}
+
+func TestReportJSON(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	ds := testDataset(rng, 2, 6, 4, 2)
+	pi, sup := evalFixture(t)
+	rep, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: eval.Conventions{MaxRel: 4}, Slate: SlateExact})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got map[string]any
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"conventions", "slots", "queries", "slate", "models", "ndcg@3", "err@3", "err@3_random_stderr", "greedy_vs_exact"} {
+		if _, ok := got[k]; !ok {
+			t.Errorf("summary lacks %q: %s", k, b)
+		}
+	}
+	if got["slate"] != "exact" || got["slots"] != 3.0 || got["queries"] != 3.0 {
+		t.Errorf("summary: %s", b)
+	}
+	for _, m := range []string{"ndcg@3", "err@3"} {
+		v := got[m].(map[string]any)
+		for _, p := range []string{"pi-opt", "sup", "random"} {
+			if _, ok := v[p].(float64); !ok {
+				t.Errorf("%s lacks %s: %s", m, p, b)
+			}
+		}
+	}
+	c := got["conventions"].(map[string]any)
+	if c["discount"] != "1/log2(j+1)" || c["empty-query-ndcg"] != 0.0 || c["err-maxrel"] != 4.0 {
+		t.Errorf("conventions: %v", c)
+	}
+	if !strings.HasPrefix(string(b), `{"data":"test","conventions":`) {
+		t.Errorf("key order: %.60s", b)
+	}
+
+	var tsv bytes.Buffer
+	if err := WritePerQuery(&tsv, ds, rep); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(tsv.String(), "\n"), "\n")
+	if len(lines) != 4 || lines[0] != "qid\tdocs\tndcg@3:pi-opt\tndcg@3:sup\tndcg@3:random\terr@3:pi-opt\terr@3:sup\terr@3:random" {
+		t.Errorf("per-query:\n%s", tsv.String())
+	}
+	if f := strings.Split(lines[2], "\t"); len(f) != 8 || f[0] != "101" || f[1] != "4" || f[2] != fmt.Sprint(rep.PerQuery["ndcg@3"]["pi-opt"][1]) {
+		t.Errorf("per-query line: %q", lines[2])
+	}
+
+	var table bytes.Buffer
+	if err := rep.WriteTable(&table); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(table.String(), "discount=1/log2(j+1) empty-query-ndcg=0 err-maxrel=4") || !strings.Contains(table.String(), "greedy vs exact") {
+		t.Errorf("table:\n%s", table.String())
+	}
+}
+
+func TestEvaluateErrors(t *testing.T) {
+	ds := testDataset(rand.New(rand.NewPCG(1, 2)), 2, 3)
+	pi, _ := evalFixture(t)
+	if _, err := Evaluate(context.Background(), ds, []*Model{pi, pi}, EvalOptions{}); err == nil {
+		t.Error("two pi-opt models: no error")
+	}
+	if _, err := Evaluate(context.Background(), ds, []*Model{pi}, EvalOptions{Slots: 4}); err == nil {
+		t.Error("4 slots from a 3-slot model: no error")
+	}
+}
+
+func TestEvaluateNames(t *testing.T) {
+	ds := testDataset(rand.New(rand.NewPCG(1, 2)), 2, 3, 5)
+	pi, _ := evalFixture(t)
+	rep, err := Evaluate(context.Background(), ds, []*Model{pi, pi}, EvalOptions{Names: []string{"pi-opt-ndcg", "pi-opt-err"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(rep.Policies, ",") != "pi-opt-ndcg,pi-opt-err,random" || rep.Mean["ndcg@3"]["pi-opt-ndcg"] != rep.Mean["ndcg@3"]["pi-opt-err"] {
+		t.Errorf("policies %v, means %v", rep.Policies, rep.Mean)
+	}
+	if _, err := Evaluate(context.Background(), ds, []*Model{pi}, EvalOptions{Names: []string{"random"}}); err == nil {
+		t.Error("a model named random: no error")
+	}
+}

@@ -1,0 +1,299 @@
+package ranker
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/dmitryikh/leaves"
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/internal/progress"
+)
+
+// Model is a piopt model (an XGBoost gbtree regressor or ranker with piopt's
+// metadata) loaded for inference in pure Go with leaves. A PI-OPT model
+// scores (document, slot) pairs on rows [f(x,a); onehot(j)]; a SUP or
+// LambdaMART model scores documents on rows f(x,a).
+//
+// A Model is safe for concurrent use.
+type Model struct {
+	name string
+	meta modelmeta.Meta
+	// blocks are consecutive groups of at most treesPerBlock trees, each a
+	// leaves ensemble; the first carries the base score, the others 0.
+	blocks    []*leaves.Ensemble
+	trees     int
+	objective string
+}
+
+// LoadModel reads a model file saved by `piopt train`: XGBoost's legacy
+// binary format or its JSON format (decided by content, as XGBoost does).
+func LoadModel(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("model: %w", err)
+	}
+	return ParseModel(b, path)
+}
+
+// ParseModel reads a model from the bytes of a saved file; name is used in
+// messages (usually the path).
+func ParseModel(b []byte, name string) (*Model, error) {
+	return parseModel(b, name, treesPerBlock)
+}
+
+// parseModel is ParseModel with perBlock trees per block.
+func parseModel(b []byte, name string, perBlock int) (*Model, error) {
+	xm, err := decodeModel(b)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	if err := xm.check(); err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	meta, err := modelmeta.FromAttrs(xm.attrs)
+	if err != nil {
+		return nil, fmt.Errorf("model %s: %w", name, err)
+	}
+	if uint64(xm.numFeature) != uint64(meta.Columns()) {
+		return nil, fmt.Errorf("model %s: XGBoost was trained on %d columns but piopt's metadata says %d features + %d slots",
+			name, xm.numFeature, meta.Features, meta.Slots)
+	}
+	m := &Model{name: name, meta: meta, trees: len(xm.trees), objective: xm.objective}
+	for lo := 0; lo < len(xm.trees); lo += perBlock {
+		part := *xm
+		part.trees = xm.trees[lo:min(lo+perBlock, len(xm.trees))]
+		if lo > 0 {
+			part.baseScore = 0
+		}
+		ens, err := leaves.XGEnsembleFromReader(bufio.NewReader(bytes.NewReader(part.encodeLeaves())), false)
+		if err != nil {
+			return nil, fmt.Errorf("model %s: leaves: %w", name, err)
+		}
+		m.blocks = append(m.blocks, ens)
+	}
+	return m, nil
+}
+
+// Name returns the path or name the model was loaded from.
+func (m *Model) Name() string { return m.name }
+
+// Meta returns piopt's metadata stored in the model.
+func (m *Model) Meta() modelmeta.Meta { return m.meta }
+
+// Trees returns the number of trees.
+func (m *Model) Trees() int { return m.trees }
+
+// Objective returns XGBoost's objective name, e.g. "reg:squarederror".
+func (m *Model) Objective() string { return m.objective }
+
+// Fits reports whether ds has the model's feature count, with an error
+// naming both when not.
+func (m *Model) Fits(ds *data.Dataset) error {
+	if ds.NumFeatures != m.meta.Features {
+		return fmt.Errorf("model %s was trained on %d features but %s has %d (read it with --features %d)",
+			m.name, m.meta.Features, ds.Source, ds.NumFeatures, m.meta.Features)
+	}
+	return nil
+}
+
+// PredictRows scores rows of a dense row-major matrix with Meta().Columns()
+// columns (for a PI-OPT model, the slot one-hot in the last Slots columns),
+// one score per row into out, using up to threads goroutines (0: all cores).
+// The result does not depend on threads.
+func (m *Model) PredictRows(ctx context.Context, x []float32, out []float64, threads int) error {
+	cols := m.meta.Columns()
+	if len(x)%cols != 0 || len(out) != len(x)/cols {
+		return fmt.Errorf("model %s: %d values and %d outputs for rows of %d columns", m.name, len(x), len(out), cols)
+	}
+	rows := len(out)
+	return m.run(ctx, rows, batchRows, batchRows, threads, nil, func(lo, hi int, buf, pred []float64) {
+		for i, v := range x[lo*cols : hi*cols] {
+			buf[i] = float64(v)
+		}
+		m.predict(buf, hi-lo, pred)
+		copy(out[lo:hi], pred[:hi-lo])
+	})
+}
+
+// Scores are a model's scores of every document of a dataset, or of every
+// (document, slot) pair for a PI-OPT model.
+type Scores struct {
+	// Slots is the number of slot columns per document: the PI-OPT model's ℓ,
+	// or 0 for one score per document.
+	Slots int
+	// Values holds Stride() scores per document in dataset order: the score
+	// of document d in slot j+1 is Values[d*Stride()+j]. For a query with
+	// m < ℓ documents only slots 1..m are scored; the others are NaN.
+	Values []float64
+}
+
+// Stride returns the number of values per document: max(Slots, 1).
+func (s *Scores) Stride() int { return max(s.Slots, 1) }
+
+// Query returns query q's scores: its documents' Stride() values each.
+func (s *Scores) Query(ds *data.Dataset, q int) []float64 {
+	lo, hi := ds.Query(q)
+	st := s.Stride()
+	return s.Values[lo*st : hi*st : hi*st]
+}
+
+// ScoreOptions control batch inference.
+type ScoreOptions struct {
+	// Threads is the number of goroutines; 0 means all cores. Results do
+	// not depend on it.
+	Threads int
+	// Progress, when not nil, is advanced by the number of documents scored.
+	Progress *progress.Bar
+}
+
+// batchRows is the number of rows built and scored per work unit: small
+// enough that a unit's float64 buffer (batchRows × columns) stays in cache,
+// large enough that handing out units costs nothing.
+const batchRows = 256
+
+// treesPerBlock is the number of trees applied to a unit's rows at a time:
+// 32 trees of 70 leaves are ≈ 100 KB of leaves' nodes, which stay in the
+// core's cache while the unit's rows go through them.
+const treesPerBlock = 32
+
+// Score scores every row the model needs on ds: every document for a SUP or
+// LambdaMART model, every (document, slot j ≤ ℓ_x) pair for a PI-OPT model,
+// with ℓ_x = min(ℓ, m) for a query of m documents. Rows [f(x,a); onehot(j)]
+// are built in per-worker buffers, so scoring allocates nothing per row.
+func (m *Model) Score(ctx context.Context, ds *data.Dataset, opt ScoreOptions) (*Scores, error) {
+	if err := m.Fits(ds); err != nil {
+		return nil, err
+	}
+	L := m.meta.Slots
+	sc := &Scores{Slots: L, Values: make([]float64, ds.NumDocs()*max(L, 1))}
+	F := ds.NumFeatures
+	cols := m.meta.Columns()
+	st := sc.Stride()
+	// A work unit is a range of documents; with ℓ slots it holds up to
+	// ℓ rows per document.
+	docsPerUnit := max(batchRows/st, 1)
+	off := ds.QueryOffsets
+	err := m.run(ctx, ds.NumDocs(), docsPerUnit, docsPerUnit*st, opt.Threads, opt.Progress, func(lo, hi int, buf, pred []float64) {
+		q := sort.SearchInts(off, lo+1) - 1 // query of document lo
+		rows := 0
+		for d := lo; d < hi; d++ {
+			for d >= off[q+1] {
+				q++
+			}
+			lx := 1
+			if L > 0 {
+				lx = min(L, off[q+1]-off[q])
+			}
+			r0 := buf[rows*cols : (rows+1)*cols]
+			for k, v := range ds.Features[d*F : (d+1)*F] {
+				r0[k] = float64(v)
+			}
+			for j := range lx {
+				r := buf[(rows+j)*cols : (rows+j+1)*cols]
+				if j > 0 {
+					copy(r[:F], r0[:F])
+				}
+				if L > 0 {
+					clear(r[F:])
+					r[F+j] = 1
+				}
+			}
+			rows += lx
+		}
+		m.predict(buf[:rows*cols], rows, pred)
+		rows = 0
+		q = sort.SearchInts(off, lo+1) - 1
+		for d := lo; d < hi; d++ {
+			for d >= off[q+1] {
+				q++
+			}
+			lx := 1
+			if L > 0 {
+				lx = min(L, off[q+1]-off[q])
+			}
+			v := sc.Values[d*st : (d+1)*st]
+			copy(v, pred[rows:rows+lx])
+			for j := lx; j < st; j++ {
+				v[j] = math.NaN()
+			}
+			rows += lx
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sc, nil
+}
+
+// predict scores rows of buf (rows × Columns()) into pred[:rows] on the
+// calling goroutine.
+//
+// Trees are applied a block at a time to all rows of the unit (blocked like
+// XGBoost's own predictor): one block's nodes stay in cache while the rows
+// pass through it, where leaves alone walks every tree for one row before
+// the next. Each row's sum is base + block 1 + block 2 + … in float64, the
+// same for any thread count. Rows go through leaves' Predict one by one:
+// PredictDense heap-allocates its goroutine closure on every call, Predict
+// allocates nothing. It fails only on shapes, which the callers guarantee.
+func (m *Model) predict(buf []float64, rows int, pred []float64) {
+	cols := m.meta.Columns()
+	// The block's contribution goes to pred[rows], a spare slot the
+	// workers allocate, so that nothing escapes per call.
+	part := pred[len(pred)-1:]
+	for b, ens := range m.blocks {
+		for i := range rows {
+			if err := ens.Predict(buf[i*cols:(i+1)*cols], 0, part); err != nil {
+				panic(fmt.Sprintf("ranker: leaves Predict: %v", err))
+			}
+			if b == 0 {
+				pred[i] = part[0]
+			} else {
+				pred[i] += part[0]
+			}
+		}
+	}
+}
+
+// run splits [0, n) items into units of per items over threads workers; each
+// worker owns buffers for rowsPerUnit rows and calls fill for its units.
+// Units write disjoint outputs, so the result is the same for any thread
+// count. It stops early when ctx is cancelled.
+func (m *Model) run(ctx context.Context, n, per, rowsPerUnit, threads int, bar *progress.Bar, fill func(lo, hi int, buf, pred []float64)) error {
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	units := (n + per - 1) / per
+	threads = max(min(threads, units), 1)
+	cols := m.meta.Columns()
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float64, rowsPerUnit*cols)
+			pred := make([]float64, rowsPerUnit+1) // +1: predict's spare slot
+			for {
+				u := int(next.Add(1) - 1)
+				if u >= units || ctx.Err() != nil {
+					return
+				}
+				lo := u * per
+				hi := min(lo+per, n)
+				fill(lo, hi, buf, pred)
+				bar.Add(int64(hi - lo))
+			}
+		}()
+	}
+	wg.Wait()
+	return ctx.Err()
+}

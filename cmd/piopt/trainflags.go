@@ -1,0 +1,75 @@
+package main
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/piopt/piopt/trainer"
+	"github.com/urfave/cli/v2"
+)
+
+// trainFlags are the hyper-parameter flags of every command that trains
+// (train, experiment, evaluate). Their defaults are trainer.Defaults();
+// --preset replaces those, and any flag given explicitly overrides both.
+func trainFlags() []cli.Flag {
+	d := trainer.Defaults()
+	return []cli.Flag{
+		&cli.StringFlag{Name: "preset", Usage: "hyper-parameter `PRESET`: default (300 trees × 70 leaves, learning rate 0.1) or paper (the paper's 1000 trees × 70 leaves, learning rate 0.1, no subsampling); flags given explicitly override it"},
+		&cli.IntFlag{Name: "trees", Value: d.Trees, Usage: "boosting rounds `N` (the most, with --early-stopping)"},
+		&cli.IntFlag{Name: "leaves", Value: d.Leaves, Usage: "leaves per tree `N` (loss-guided growth, no depth limit)"},
+		&cli.Float64Flag{Name: "learning-rate", Value: d.LearningRate, Usage: "shrinkage `ETA` of each tree"},
+		&cli.Float64Flag{Name: "subsample", Value: d.Subsample, Usage: "`FRACTION` of rows drawn for each tree, in (0, 1]"},
+		&cli.IntFlag{Name: "max-bin", Value: d.MaxBin, Usage: "histogram bins `N` per feature"},
+		&cli.Float64Flag{Name: "min-child-weight", Value: d.MinChildWeight, Usage: "least row-weight sum `W` of a leaf (rows of a query weigh 1 in total by default)"},
+		&cli.Float64Flag{Name: "lambda", Value: d.Lambda, Usage: "L2 penalty `L` on leaf values"},
+		&cli.IntFlag{Name: "threads", Usage: "training threads `N` (0: all cores); the model does not depend on it"},
+		&cli.Uint64Flag{Name: "seed", Value: uint64(d.Seed), Usage: "random `SEED` of row subsampling"},
+		&cli.IntFlag{Name: "early-stopping", Usage: "stop after `N` rounds without improvement on the validation set and keep the best round's trees (0: off)"},
+	}
+}
+
+// trainParams reads trainFlags.
+func trainParams(c *cli.Context) (trainer.Params, error) {
+	p := trainer.Defaults()
+	if name := c.String("preset"); name != "" {
+		var err error
+		if p, err = trainer.Preset(name); err != nil {
+			return p, fmt.Errorf("--preset: %w", err)
+		}
+	}
+	if c.IsSet("trees") {
+		p.Trees = c.Int("trees")
+	}
+	if c.IsSet("leaves") {
+		p.Leaves = c.Int("leaves")
+	}
+	if c.IsSet("learning-rate") {
+		p.LearningRate = c.Float64("learning-rate")
+	}
+	if c.IsSet("subsample") {
+		p.Subsample = c.Float64("subsample")
+	}
+	if c.IsSet("max-bin") {
+		p.MaxBin = c.Int("max-bin")
+	}
+	if c.IsSet("min-child-weight") {
+		p.MinChildWeight = c.Float64("min-child-weight")
+	}
+	if c.IsSet("lambda") {
+		p.Lambda = c.Float64("lambda")
+	}
+	if c.IsSet("threads") {
+		p.Threads = c.Int("threads")
+	}
+	if c.IsSet("seed") {
+		s := c.Uint64("seed")
+		if s > math.MaxInt64 {
+			return p, fmt.Errorf("--seed %d: at most %d", s, int64(math.MaxInt64))
+		}
+		p.Seed = int64(s)
+	}
+	if c.IsSet("early-stopping") {
+		p.EarlyStopping = c.Int("early-stopping")
+	}
+	return p, p.Validate()
+}

@@ -1,0 +1,263 @@
+// Package features builds the design matrices piopt trains on, each straight
+// into one row-major float32 buffer with no per-row allocation:
+//
+//   - PI-OPT: one row [f(x,a); onehot(j)] of F + ℓ columns per imputed
+//     target (query x, doc a, slot j), labelled with the target φ̂ and
+//     weighted with the target's row weight;
+//   - SUP: one row f(x,a) per document, labelled with its gain 2^rel − 1
+//     (or its grade), weighted 1/m_x so that every query weighs 1 in total;
+//   - LambdaMART: one row f(x,a) per document, labelled with its grade, in
+//     query groups.
+//
+// It knows nothing about how the targets were estimated, nor about XGBoost.
+package features
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/internal/modelmeta"
+)
+
+// Matrix is a design matrix with its labels, row weights and query groups.
+type Matrix struct {
+	X          []float32 // Rows×Cols values, row-major
+	Rows, Cols int
+	Labels     []float32 // one per row; nil for a scoring matrix
+	Weights    []float32 // one per row; nil when every row weighs 1
+	Groups     []uint32  // sizes of consecutive query groups (LambdaMART); nil otherwise
+	// Meta describes the model trained on the matrix (kind, slots, feature
+	// count, metric, targets).
+	Meta modelmeta.Meta
+}
+
+// Row returns row i of X (a sub-slice).
+func (m *Matrix) Row(i int) []float32 { return m.X[i*m.Cols : (i+1)*m.Cols : (i+1)*m.Cols] }
+
+// SupTarget is what SUP regresses on.
+type SupTarget int
+
+const (
+	// Gain is 2^rel − 1, the paper's SUP.
+	Gain SupTarget = iota
+	// Relevance is the raw grade, the paper's SUP-rel.
+	Relevance
+)
+
+func (s SupTarget) String() string {
+	if s == Relevance {
+		return "relevance"
+	}
+	return "gain"
+}
+
+// ParseSupTarget parses "gain" or "relevance".
+func ParseSupTarget(s string) (SupTarget, error) {
+	switch s {
+	case "gain":
+		return Gain, nil
+	case "relevance":
+		return Relevance, nil
+	}
+	return 0, fmt.Errorf("SUP target %q: want gain or relevance", s)
+}
+
+// parallelRows calls fill(lo, hi) on disjoint row ranges covering [0, n),
+// on up to GOMAXPROCS goroutines. Each row is written by one call, so the
+// result does not depend on the number of goroutines.
+func parallelRows(n int, fill func(lo, hi int)) {
+	const minChunk = 1 << 14
+	w := min(runtime.GOMAXPROCS(0), max(1, n/minChunk))
+	if w <= 1 {
+		fill(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	for i := range w {
+		lo, hi := n*i/w, n*(i+1)/w
+		wg.Go(func() { fill(lo, hi) })
+	}
+	wg.Wait()
+}
+
+func checkDataset(ds *data.Dataset) error {
+	if ds == nil || ds.NumDocs() == 0 || ds.NumFeatures < 1 {
+		return fmt.Errorf("features: empty dataset")
+	}
+	if err := ds.Validate(); err != nil {
+		return fmt.Errorf("features: %s: %w", ds.Source, err)
+	}
+	return nil
+}
+
+// describeTargets turns a targets header into the model's description of
+// how its targets were made: its key=value pairs, sorted.
+func describeTargets(h map[string]string) string {
+	keys := make([]string, 0, len(h))
+	for k := range h {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var b strings.Builder
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(k + "=" + h[k])
+	}
+	return b.String()
+}
+
+// PIOPT builds the PI-OPT matrix: for target row r (query x, doc a, slot j)
+// the row [f(x,a); onehot(j)] of ds.NumFeatures + t.Slots columns, the
+// label t.Target[r] and the weight t.Weight[r]. Rows follow the targets'
+// order. Every target row is checked against ds.
+func PIOPT(ds *data.Dataset, t *data.Targets) (*Matrix, error) {
+	if err := checkDataset(ds); err != nil {
+		return nil, err
+	}
+	if t == nil || t.Len() == 0 {
+		return nil, fmt.Errorf("features: no targets for %s", ds.Source)
+	}
+	n := t.Len()
+	if len(t.Query) != n || len(t.Doc) != n || len(t.Slot) != n || len(t.Weight) != n {
+		return nil, fmt.Errorf("features: targets have %d targets but %d queries, %d docs, %d slots, %d weights",
+			n, len(t.Query), len(t.Doc), len(t.Slot), len(t.Weight))
+	}
+	if t.Slots < 1 {
+		return nil, fmt.Errorf("features: targets for %d slots", t.Slots)
+	}
+	for r := range n {
+		q, a, j := int(t.Query[r]), int(t.Doc[r]), int(t.Slot[r])
+		switch {
+		case q < 0 || q >= ds.NumQueries():
+			return nil, fmt.Errorf("features: targets row %d: query index %d outside the %d queries of %s", r, q, ds.NumQueries(), ds.Source)
+		case a < 0 || a >= ds.QuerySize(q):
+			return nil, fmt.Errorf("features: targets row %d: doc %d outside query %s's %d docs", r, a, ds.QIDs[q], ds.QuerySize(q))
+		case j < 1 || j > t.Slots:
+			return nil, fmt.Errorf("features: targets row %d: slot %d outside 1..%d", r, j, t.Slots)
+		case math.IsNaN(t.Target[r]) || math.IsInf(t.Target[r], 0):
+			return nil, fmt.Errorf("features: targets row %d: target %v", r, t.Target[r])
+		case !(t.Weight[r] >= 0) || math.IsInf(t.Weight[r], 0):
+			return nil, fmt.Errorf("features: targets row %d: weight %v", r, t.Weight[r])
+		}
+	}
+	F := ds.NumFeatures
+	cols := F + t.Slots
+	m := &Matrix{
+		X: make([]float32, n*cols), Rows: n, Cols: cols,
+		Labels: make([]float32, n), Weights: make([]float32, n),
+		Meta: modelmeta.Meta{
+			Kind: modelmeta.KindPIOPT, Slots: t.Slots, Features: F,
+			Metric: t.Header["metric"], Targets: describeTargets(t.Header),
+		},
+	}
+	parallelRows(n, func(lo, hi int) {
+		for r := lo; r < hi; r++ {
+			doc := ds.QueryOffsets[t.Query[r]] + int(t.Doc[r])
+			row := m.X[r*cols : (r+1)*cols]
+			copy(row, ds.Features[doc*F:(doc+1)*F])
+			row[F+int(t.Slot[r])-1] = 1 // the rest of the one-hot is already 0
+			m.Labels[r] = float32(t.Target[r])
+			m.Weights[r] = float32(t.Weight[r])
+		}
+	})
+	return m, nil
+}
+
+// SUP builds the SUP matrix: one row f(x,a) per document of ds, labelled
+// with its gain 2^rel − 1 (or its grade), weighted 1/m_x. X shares
+// ds.Features (no copy): do not modify it.
+func SUP(ds *data.Dataset, target SupTarget) (*Matrix, error) {
+	if err := checkDataset(ds); err != nil {
+		return nil, err
+	}
+	n := ds.NumDocs()
+	m := &Matrix{
+		X: ds.Features, Rows: n, Cols: ds.NumFeatures,
+		Labels: make([]float32, n), Weights: make([]float32, n),
+		Meta: modelmeta.Meta{Kind: modelmeta.KindSUP, Features: ds.NumFeatures, Metric: target.String()},
+	}
+	var gain [256]float32
+	for rel := range gain {
+		gain[rel] = float32(math.Ldexp(1, rel) - 1)
+		if target == Relevance {
+			gain[rel] = float32(rel)
+		}
+	}
+	for q := range ds.NumQueries() {
+		lo, hi := ds.Query(q)
+		w := 1 / float32(hi-lo)
+		for d := lo; d < hi; d++ {
+			m.Labels[d] = gain[ds.Labels[d]]
+			m.Weights[d] = w
+		}
+	}
+	return m, nil
+}
+
+// LambdaMART builds the matrix of the LambdaMART anchor: one row f(x,a) per
+// document, labelled with its grade, one group per query, unweighted. X
+// shares ds.Features.
+func LambdaMART(ds *data.Dataset) (*Matrix, error) {
+	if err := checkDataset(ds); err != nil {
+		return nil, err
+	}
+	n := ds.NumDocs()
+	m := &Matrix{
+		X: ds.Features, Rows: n, Cols: ds.NumFeatures,
+		Labels: make([]float32, n), Groups: make([]uint32, ds.NumQueries()),
+		Meta: modelmeta.Meta{Kind: modelmeta.KindLambdaMART, Features: ds.NumFeatures, Metric: "relevance"},
+	}
+	for d, l := range ds.Labels {
+		m.Labels[d] = float32(l)
+	}
+	for q := range m.Groups {
+		m.Groups[q] = uint32(ds.QuerySize(q))
+	}
+	return m, nil
+}
+
+// Scoring builds the unlabelled PI-OPT rows of every (doc, slot) pair of ds
+// that a slate of ℓ = slots can use: for query x with m_x docs, its docs in
+// order, and for each doc the slots 1..min(ℓ, m_x). Query q's rows start at
+// offsets[q]; doc a's slot j is row offsets[q] + a·min(ℓ, m_x) + j − 1.
+func Scoring(ds *data.Dataset, slots int) (m *Matrix, offsets []int, err error) {
+	if err := checkDataset(ds); err != nil {
+		return nil, nil, err
+	}
+	if slots < 1 {
+		return nil, nil, fmt.Errorf("features: %d slots", slots)
+	}
+	offsets = make([]int, ds.NumQueries()+1)
+	for q := range ds.NumQueries() {
+		offsets[q+1] = offsets[q] + ds.QuerySize(q)*min(slots, ds.QuerySize(q))
+	}
+	F := ds.NumFeatures
+	n, cols := offsets[ds.NumQueries()], F+slots
+	m = &Matrix{X: make([]float32, n*cols), Rows: n, Cols: cols,
+		Meta: modelmeta.Meta{Kind: modelmeta.KindPIOPT, Slots: slots, Features: F}}
+	// Split by query so each goroutine knows its queries' slot counts.
+	nq := ds.NumQueries()
+	parallelRows(nq, func(qlo, qhi int) {
+		for q := qlo; q < qhi; q++ {
+			lo, hi := ds.Query(q)
+			lx := min(slots, hi-lo)
+			r := offsets[q]
+			for d := lo; d < hi; d++ {
+				for j := range lx {
+					row := m.X[r*cols : (r+1)*cols]
+					copy(row, ds.Features[d*F:(d+1)*F])
+					row[F+j] = 1
+					r++
+				}
+			}
+		}
+	})
+	return m, offsets, nil
+}

@@ -1,0 +1,103 @@
+//go:build !cgo
+
+package xgboost
+
+// Available reports whether the binding was built with cgo and can train.
+const Available = false
+
+// Version returns 0, 0, 0: no libxgboost is linked without cgo.
+func Version() (major, minor, patch int) { return 0, 0, 0 }
+
+// DMatrix is XGBoost's data matrix; without cgo none can be made.
+type DMatrix struct{ rows, cols int }
+
+// NewDMatrix returns ErrNoCgo (after checking d, so shape errors still show).
+func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	return nil, ErrNoCgo
+}
+
+// Rows returns the number of rows.
+func (m *DMatrix) Rows() int { return m.rows }
+
+// Cols returns the number of columns.
+func (m *DMatrix) Cols() int { return m.cols }
+
+// Close does nothing.
+func (m *DMatrix) Close() error { return nil }
+
+// SetLabels returns ErrNoCgo.
+func (m *DMatrix) SetLabels(v []float32) error { return ErrNoCgo }
+
+// SetWeights returns ErrNoCgo.
+func (m *DMatrix) SetWeights(v []float32) error { return ErrNoCgo }
+
+// SetGroups returns ErrNoCgo.
+func (m *DMatrix) SetGroups(g []uint32) error { return ErrNoCgo }
+
+// FloatInfo returns ErrNoCgo.
+func (m *DMatrix) FloatInfo(field string) ([]float32, error) { return nil, ErrNoCgo }
+
+// NonMissing returns ErrNoCgo.
+func (m *DMatrix) NonMissing() (int, error) { return 0, ErrNoCgo }
+
+// Booster is an XGBoost learner; without cgo none can be made.
+type Booster struct{}
+
+// NewBooster returns ErrNoCgo.
+func NewBooster(params []Param, cache ...*DMatrix) (*Booster, error) { return nil, ErrNoCgo }
+
+// LoadBooster returns ErrNoCgo.
+func LoadBooster(model []byte) (*Booster, error) { return nil, ErrNoCgo }
+
+// Close does nothing.
+func (b *Booster) Close() error { return nil }
+
+// SetParam returns ErrNoCgo.
+func (b *Booster) SetParam(name, value string) error { return ErrNoCgo }
+
+// Update returns ErrNoCgo.
+func (b *Booster) Update(iter int, train *DMatrix) error { return ErrNoCgo }
+
+// EvalString returns ErrNoCgo.
+func (b *Booster) EvalString(iter int, sets ...EvalSet) (string, error) { return "", ErrNoCgo }
+
+// Eval returns ErrNoCgo.
+func (b *Booster) Eval(iter int, sets ...EvalSet) ([]EvalResult, error) { return nil, ErrNoCgo }
+
+// Predict returns ErrNoCgo.
+func (b *Booster) Predict(m *DMatrix, opt PredictOptions) ([]float32, error) { return nil, ErrNoCgo }
+
+// PredictDense returns ErrNoCgo.
+func (b *Booster) PredictDense(x []float32, rows, cols int, opt PredictOptions) ([]float32, error) {
+	return nil, ErrNoCgo
+}
+
+// Save returns ErrNoCgo.
+func (b *Booster) Save(f Format) ([]byte, error) { return nil, ErrNoCgo }
+
+// Load returns ErrNoCgo.
+func (b *Booster) Load(model []byte) error { return ErrNoCgo }
+
+// Rounds returns ErrNoCgo.
+func (b *Booster) Rounds() (int, error) { return 0, ErrNoCgo }
+
+// NumFeatures returns ErrNoCgo.
+func (b *Booster) NumFeatures() (int, error) { return 0, ErrNoCgo }
+
+// Slice returns ErrNoCgo.
+func (b *Booster) Slice(begin, end int) (*Booster, error) { return nil, ErrNoCgo }
+
+// SetAttr returns ErrNoCgo.
+func (b *Booster) SetAttr(key, value string) error { return ErrNoCgo }
+
+// DeleteAttr returns ErrNoCgo.
+func (b *Booster) DeleteAttr(key string) error { return ErrNoCgo }
+
+// Attr returns ErrNoCgo.
+func (b *Booster) Attr(key string) (string, bool, error) { return "", false, ErrNoCgo }
+
+// Attrs returns ErrNoCgo.
+func (b *Booster) Attrs() (map[string]string, error) { return nil, ErrNoCgo }

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package xgboost
+
+// PassiveOpenMPForTests does nothing outside Unix.
+func PassiveOpenMPForTests() {}

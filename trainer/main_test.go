@@ -1,0 +1,15 @@
+//go:build cgo
+
+package trainer
+
+import (
+	"os"
+	"testing"
+
+	"github.com/piopt/piopt/internal/xgboost"
+)
+
+func TestMain(m *testing.M) {
+	xgboost.PassiveOpenMPForTests()
+	os.Exit(m.Run())
+}

@@ -1,0 +1,380 @@
+package trainer
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/internal/xgboost"
+)
+
+// Attribute keys a trained model carries besides modelmeta's. best_iteration
+// and best_score are the names XGBoost's own Python package reads.
+const (
+	AttrParams        = "piopt_params"   // Params.String() of the run
+	AttrRounds        = "piopt_rounds"   // rounds trained before truncation
+	AttrBestIteration = "best_iteration" // 0-based last round kept (the best one with early stopping)
+	AttrBestScore     = "best_score"     // validation metric at that round, if validated
+)
+
+// Round reports one boosting round to the progress function.
+type Round struct {
+	Iter      int     // 0-based round just trained
+	Trees     int     // rounds planned (Params.Trees)
+	Metric    string  // e.g. "rmse", "ndcg@3"
+	Train     float64 // metric on the training matrix
+	Valid     float64 // metric on the validation matrix; NaN without one
+	Best      int     // best validation round so far (-1 without one)
+	BestValid float64 // its metric
+	Elapsed   time.Duration
+}
+
+// Timing splits the wall time of Train.
+type Timing struct {
+	Matrix time.Duration // handing the matrices to XGBoost (quantile sketch and bins included)
+	Boost  time.Duration // the boosting rounds and their evaluation
+}
+
+// Model is a trained booster with piopt's metadata.
+type Model struct {
+	Meta    modelmeta.Meta
+	Params  Params // as trained (zero when loaded from a file)
+	Rounds  int    // rounds in the model (after truncation to the best)
+	Trained int    // rounds trained (before truncation)
+	// BestIteration is the 0-based best validation round (Rounds-1 without
+	// validation, or with early stopping); BestScore its validation metric
+	// (NaN without validation). A loaded model has the file's
+	// best_iteration and best_score: its last round's.
+	BestIteration int
+	BestScore     float64
+	Metric        string
+	History       []Round // one per round trained
+	Timing        Timing
+	booster       *xgboost.Booster
+}
+
+func checkMatrix(name string, m *features.Matrix) error {
+	d := xgboost.Dense{Data: m.X, Rows: m.Rows, Cols: m.Cols, Labels: m.Labels, Weights: m.Weights, Groups: m.Groups}
+	if err := d.Validate(); err != nil {
+		return fmt.Errorf("%s matrix: %w", name, err)
+	}
+	if m.Labels == nil {
+		return fmt.Errorf("%s matrix has no labels", name)
+	}
+	for i, v := range m.Labels {
+		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
+			return fmt.Errorf("%s matrix: label %v in row %d", name, v, i)
+		}
+	}
+	for i, w := range m.Weights {
+		if !(w >= 0) || math.IsInf(float64(w), 0) {
+			return fmt.Errorf("%s matrix: weight %v in row %d", name, w, i)
+		}
+	}
+	return nil
+}
+
+// weightedMean is the mean label, weighted as the objective weighs rows.
+func weightedMean(m *features.Matrix) float64 {
+	var s, w float64
+	for i, y := range m.Labels {
+		wi := 1.0
+		if m.Weights != nil {
+			wi = float64(m.Weights[i])
+		}
+		s += wi * float64(y)
+		w += wi
+	}
+	if w == 0 {
+		return 0
+	}
+	// Round to float32, as XGBoost stores it, so the value survives a
+	// save and reload unchanged.
+	return float64(float32(s / w))
+}
+
+// Train fits p.Trees rounds (fewer with early stopping) of trees to train,
+// evaluating p's metric on train and, if not nil, on valid after each round
+// and calling progress (if not nil) with the result. With early stopping the
+// model keeps the trees up to the best validation round. The model carries
+// train.Meta. ctx cancels between rounds.
+//
+// Train reads the matrices' rows only while it hands them to XGBoost; a
+// caller that drops its own references before calling gets their memory back
+// during the boosting rounds.
+func Train(ctx context.Context, train, valid *features.Matrix, p Params, progress func(Round)) (*Model, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if !xgboost.Available {
+		return nil, xgboost.ErrNoCgo
+	}
+	if train == nil {
+		return nil, fmt.Errorf("no training matrix")
+	}
+	if err := checkMatrix("training", train); err != nil {
+		return nil, err
+	}
+	if valid != nil {
+		if err := checkMatrix("validation", valid); err != nil {
+			return nil, err
+		}
+		if valid.Cols != train.Cols {
+			return nil, fmt.Errorf("validation matrix has %d columns, training matrix %d", valid.Cols, train.Cols)
+		}
+		if valid.Meta.Kind != train.Meta.Kind || valid.Meta.Slots != train.Meta.Slots {
+			return nil, fmt.Errorf("validation matrix is for a %s model with %d slots, training matrix for %s with %d",
+				valid.Meta.Kind, valid.Meta.Slots, train.Meta.Kind, train.Meta.Slots)
+		}
+	} else if p.EarlyStopping > 0 {
+		return nil, fmt.Errorf("--early-stopping needs a validation set")
+	}
+	rank := p.objective() == ObjectiveRankNDCG
+	if rank != (train.Groups != nil) || (valid != nil && rank != (valid.Groups != nil)) {
+		return nil, fmt.Errorf("objective %s with matrices that %s query groups", p.objective(),
+			map[bool]string{true: "have", false: "lack"}[train.Groups != nil])
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	met, err := parseMetric(p.metric(), p.objective())
+	if err != nil {
+		return nil, err
+	}
+	var vEval *evaluator
+	if valid != nil {
+		if vEval, err = newEvaluator(met, valid); err != nil {
+			return nil, fmt.Errorf("validation matrix: %w", err)
+		}
+	}
+
+	start := time.Now()
+	opt := xgboost.MatrixOptions{Build: p.Build, Threads: p.threads(), MaxBin: p.MaxBin}
+	dtrain, err := xgboost.NewDMatrix(dense(train), opt)
+	if err != nil {
+		return nil, fmt.Errorf("training matrix: %w", err)
+	}
+	defer dtrain.Close()
+	cache := []*xgboost.DMatrix{dtrain}
+	var dvalid *xgboost.DMatrix
+	if valid != nil {
+		if p.Build == xgboost.BuildQuantile {
+			opt.Ref = dtrain // cut the validation rows with the training bins
+		}
+		if dvalid, err = xgboost.NewDMatrix(dense(valid), opt); err != nil {
+			return nil, fmt.Errorf("validation matrix: %w", err)
+		}
+		defer dvalid.Close()
+		cache = append(cache, dvalid)
+	}
+	m := &Model{Meta: train.Meta, Params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
+	baseScore := weightedMean(train)
+	// XGBoost holds its own binned copy now. Drop the float32 rows, so that
+	// when the caller keeps no reference either (as `piopt train` does) the
+	// memory goes back to the system for the boosting rounds.
+	train, valid = nil, nil
+	debug.FreeOSMemory()
+	bst, err := xgboost.NewBooster(p.xgbParams(baseScore, met.xgboostName()), cache...)
+	if err != nil {
+		return nil, err
+	}
+	closeBooster := true
+	defer func() {
+		if closeBooster {
+			bst.Close()
+		}
+	}()
+	m.Timing.Matrix = time.Since(start)
+
+	start = time.Now()
+	better := func(a, b float64) bool { return a < b }
+	if met.maximize() {
+		better = func(a, b float64) bool { return a > b }
+	}
+	trainSet := xgboost.EvalSet{Name: "train", Matrix: dtrain}
+	for it := range p.Trees {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := bst.Update(it, dtrain); err != nil {
+			return nil, fmt.Errorf("round %d: %w", it+1, err)
+		}
+		// The training value is for display: XGBoost's is fast and
+		// close enough. The validation value decides, so piopt computes
+		// it exactly from the (cached) predictions.
+		res, err := bst.Eval(it, trainSet)
+		if err != nil {
+			return nil, fmt.Errorf("round %d: %w", it+1, err)
+		}
+		r := Round{Iter: it, Trees: p.Trees, Metric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
+			Best: -1, BestValid: math.NaN()}
+		if vEval != nil {
+			pred, err := bst.Predict(dvalid, xgboost.PredictOptions{})
+			if err != nil {
+				return nil, fmt.Errorf("round %d: %w", it+1, err)
+			}
+			r.Valid = vEval.eval(pred)
+			if m.BestIteration < 0 || better(r.Valid, m.BestScore) {
+				m.BestIteration, m.BestScore = it, r.Valid
+			}
+			r.Best, r.BestValid = m.BestIteration, m.BestScore
+		}
+		r.Elapsed = time.Since(start)
+		m.History = append(m.History, r)
+		if progress != nil {
+			progress(r)
+		}
+		if p.EarlyStopping > 0 && it-m.BestIteration >= p.EarlyStopping {
+			break
+		}
+	}
+	m.Trained = len(m.History)
+	m.Rounds = m.Trained
+	if p.EarlyStopping > 0 && m.BestIteration+1 < m.Trained {
+		// Keep the best trees only, so every reader of the file (leaves
+		// included) predicts with the best model.
+		s, err := bst.Slice(0, m.BestIteration+1)
+		if err != nil {
+			return nil, err
+		}
+		bst.Close()
+		bst = s
+		m.Rounds = m.BestIteration + 1
+	}
+	if vEval == nil {
+		m.BestIteration = m.Rounds - 1
+	}
+	m.Timing.Boost = time.Since(start)
+	m.booster = bst
+	if err := m.setAttrs(); err != nil {
+		return nil, err
+	}
+	closeBooster = false
+	return m, nil
+}
+
+func dense(m *features.Matrix) xgboost.Dense {
+	return xgboost.Dense{Data: m.X, Rows: m.Rows, Cols: m.Cols, Labels: m.Labels, Weights: m.Weights, Groups: m.Groups}
+}
+
+func (m *Model) setAttrs() error {
+	attrs := m.Meta.Attrs()
+	attrs[AttrParams] = m.Params.String()
+	attrs[AttrRounds] = strconv.Itoa(m.Trained)
+	// XGBoost's tools predict with the trees up to best_iteration: make it
+	// the last round kept, so they agree with leaves, which uses them all.
+	last := m.History[m.Rounds-1]
+	attrs[AttrBestIteration] = strconv.Itoa(last.Iter)
+	if !math.IsNaN(last.Valid) {
+		attrs[AttrBestScore] = ftoa(last.Valid)
+	}
+	for k, v := range attrs {
+		if err := m.booster.SetAttr(k, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Booster returns the model's XGBoost booster (owned by the model).
+func (m *Model) Booster() *xgboost.Booster { return m.booster }
+
+// Close frees the booster.
+func (m *Model) Close() error {
+	if m == nil {
+		return nil
+	}
+	return m.booster.Close()
+}
+
+// Predict scores the rows of x with the model.
+func (m *Model) Predict(x *features.Matrix) ([]float32, error) {
+	if x.Cols != m.Meta.Columns() {
+		return nil, fmt.Errorf("model expects %d columns (%d features + %d slots), matrix has %d",
+			m.Meta.Columns(), m.Meta.Features, m.Meta.Slots, x.Cols)
+	}
+	return m.booster.PredictDense(x.X, x.Rows, x.Cols, xgboost.PredictOptions{})
+}
+
+// FormatFor returns the format `piopt train` writes to path: XGBoost's JSON
+// for a .json name, else XGBoost's legacy binary, the format leaves reads.
+func FormatFor(path string) xgboost.Format {
+	if strings.EqualFold(filepath.Ext(path), ".json") {
+		return xgboost.FormatJSON
+	}
+	return xgboost.FormatBinary
+}
+
+// Bytes serialises the model in format f.
+func (m *Model) Bytes(f xgboost.Format) ([]byte, error) { return m.booster.Save(f) }
+
+// Save writes the model to path atomically, in FormatFor(path).
+func (m *Model) Save(path string) error {
+	b, err := m.Bytes(FormatFor(path))
+	if err != nil {
+		return fmt.Errorf("save %s: %w", path, err)
+	}
+	return atomicfile.WriteFile(path, b)
+}
+
+// Load reads a model written by Save (or any XGBoost model carrying piopt's
+// attributes) and its metadata.
+func Load(path string) (*Model, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	bst, err := xgboost.LoadBooster(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	attrs, err := bst.Attrs()
+	if err == nil {
+		var m *Model
+		if m, err = fromAttrs(attrs); err == nil {
+			m.booster = bst
+			if m.Rounds, err = bst.Rounds(); err == nil {
+				return m, nil
+			}
+		}
+	}
+	bst.Close()
+	return nil, fmt.Errorf("%s: %w", path, err)
+}
+
+func fromAttrs(a map[string]string) (*Model, error) {
+	meta, err := modelmeta.FromAttrs(a)
+	if err != nil {
+		return nil, err
+	}
+	m := &Model{Meta: meta, BestScore: math.NaN(), BestIteration: -1}
+	if v, ok := a[AttrBestIteration]; ok {
+		if m.BestIteration, err = strconv.Atoi(v); err != nil {
+			return nil, fmt.Errorf("model attribute %s = %q", AttrBestIteration, v)
+		}
+	}
+	if v, ok := a[AttrBestScore]; ok {
+		if m.BestScore, err = strconv.ParseFloat(v, 64); err != nil {
+			return nil, fmt.Errorf("model attribute %s = %q", AttrBestScore, v)
+		}
+	}
+	if v, ok := a[AttrRounds]; ok {
+		m.Trained, _ = strconv.Atoi(v)
+	}
+	for _, f := range strings.Fields(a[AttrParams]) {
+		if k, v, ok := strings.Cut(f, "="); ok && k == "eval_metric" {
+			m.Metric = v
+		}
+	}
+	return m, nil
+}

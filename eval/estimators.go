@@ -1,0 +1,142 @@
+package eval
+
+import "math"
+
+// The off-policy estimators of this file are weighted means of logged
+// rewards. Sample i of a log carries its reward r_i and a weight w_i that
+// depends only on the logging policy μ, the target policy π, the context x_i
+// and the logged slate s_i:
+//
+//	PI   (pseudoinverse):  w_i = q_π(x_i)ᵀ Γ_μ(x_i)† 1_{s_i}
+//	IPS  (inverse propensity): w_i = π(s_i|x_i) / μ(s_i|x_i)
+//
+// The plain estimators are (1/n) Σ r_i w_i; the weighted ("self-normalised")
+// ones divide by Σ w_i instead of n. E_μ[w] = 1 for both weights (for PI
+// because q_μᵀΓ†1_s = 1 for every slate μ can log), which is what makes the
+// self-normalised ratio consistent and is used by the intervals of bounds.go.
+//
+// Everything is computed from a handful of running sums (Sums), so a log of
+// any length is evaluated in constant memory and a prefix of a log costs
+// nothing extra: snapshot the sums.
+
+// Sums are the sufficient statistics of one weight over a log: enough for
+// the plain and the self-normalised estimate, the Bernstein and
+// empirical-Bernstein intervals, and the weight diagnostics. The zero value
+// is an empty log.
+type Sums struct {
+	N    int64   // samples
+	W    float64 // Σ w
+	W2   float64 // Σ w²
+	RW   float64 // Σ r·w
+	RW2  float64 // Σ r·w²
+	R2W2 float64 // Σ r²·w²
+	// Neg counts samples with w < 0 (PI weights can be negative; IPS
+	// ratios never are).
+	Neg int64
+	// MinW and MaxW are the smallest and largest weights seen (0 when N = 0).
+	MinW, MaxW float64
+	// MinR and MaxR are the smallest and largest rewards seen.
+	MinR, MaxR float64
+}
+
+// Add records one sample with reward r and weight w.
+func (s *Sums) Add(r, w float64) {
+	if s.N == 0 {
+		s.MinW, s.MaxW, s.MinR, s.MaxR = w, w, r, r
+	} else {
+		s.MinW, s.MaxW = min(s.MinW, w), max(s.MaxW, w)
+		s.MinR, s.MaxR = min(s.MinR, r), max(s.MaxR, r)
+	}
+	s.N++
+	rw := r * w
+	s.W += w
+	s.W2 += w * w
+	s.RW += rw
+	s.RW2 += rw * w
+	s.R2W2 += rw * rw
+	if w < 0 {
+		s.Neg++
+	}
+}
+
+// SumsOf returns the sums of the paired per-sample rewards and weights.
+// It panics if the slices differ in length (a programming error).
+func SumsOf(rewards, weights []float64) Sums {
+	if len(rewards) != len(weights) {
+		panic("eval: rewards and weights differ in length")
+	}
+	var s Sums
+	for i, r := range rewards {
+		s.Add(r, weights[i])
+	}
+	return s
+}
+
+// Mean returns the plain estimate (1/n) Σ r_i w_i, or 0 for an empty log.
+func (s *Sums) Mean() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	return s.RW / float64(s.N)
+}
+
+// SelfNormalized returns the weighted estimate Σ r_i w_i / Σ w_i. When the
+// denominator is 0 (for instance, IPS on a log that never showed the target
+// slate) it returns 0 and ok = false, and the caller must warn.
+func (s *Sums) SelfNormalized() (v float64, ok bool) {
+	if s.W == 0 {
+		return 0, false
+	}
+	return s.RW / s.W, true
+}
+
+// MeanWeight returns (1/n) Σ w_i, whose expectation is 1; its distance from 1
+// is a quick check that μ is the policy that logged the data.
+func (s *Sums) MeanWeight() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	return s.W / float64(s.N)
+}
+
+// ESS returns Kish's effective sample size (Σ w)² / Σ w², or 0 when every
+// weight is 0.
+func (s *Sums) ESS() float64 {
+	if s.W2 == 0 {
+		return 0
+	}
+	return s.W * s.W / s.W2
+}
+
+// NegativeShare returns the share of samples with a negative weight.
+func (s *Sums) NegativeShare() float64 {
+	if s.N == 0 {
+		return 0
+	}
+	return float64(s.Neg) / float64(s.N)
+}
+
+// MaxAbsWeight returns max |w_i|.
+func (s *Sums) MaxAbsWeight() float64 { return max(math.Abs(s.MinW), math.Abs(s.MaxW)) }
+
+// PI returns the pseudoinverse estimate (1/n) Σ r_i w_i, with w_i the PI
+// weights q_πᵀΓ†1_{s_i} of the logged slates.
+func PI(rewards, weights []float64) float64 {
+	s := SumsOf(rewards, weights)
+	return s.Mean()
+}
+
+// WPI returns the weighted pseudoinverse estimate Σ r_i w_i / Σ w_i, or 0 and
+// ok = false when Σ w_i = 0.
+func WPI(rewards, weights []float64) (v float64, ok bool) {
+	s := SumsOf(rewards, weights)
+	return s.SelfNormalized()
+}
+
+// IPS returns the inverse-propensity estimate (1/n) Σ r_i ρ_i with the slate
+// ratios ρ_i = π(s_i|x_i)/μ(s_i|x_i).
+func IPS(rewards, ratios []float64) float64 { return PI(rewards, ratios) }
+
+// WIPS returns the weighted (self-normalised) IPS estimate Σ r_i ρ_i / Σ ρ_i,
+// or 0 and ok = false when no logged slate has a positive ratio.
+func WIPS(rewards, ratios []float64) (v float64, ok bool) { return WPI(rewards, ratios) }

@@ -1,0 +1,221 @@
+package offpolicy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"math"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/progress"
+)
+
+// EvalOptions control an Evaluator.
+type EvalOptions struct {
+	Estimators Estimators
+	Intervals  Intervals
+	// DMTrain is the number of leading samples of the log that DM trains
+	// on; the rest are its evaluation part.
+	DMTrain int64
+	// Regressors maps a DM model name ("tree", "linear") to its fitter.
+	Regressors map[string]Regressor
+}
+
+// Evaluator folds a log, one sample at a time, into every estimator's
+// statistics: memory is O(queries + bootstrap replicates), independent of
+// the log's length, except for DM's training part, which is kept.
+type Evaluator struct {
+	plan   *Plan
+	opt    EvalOptions
+	pi     eval.Sums
+	ips    eval.Sums
+	boot   *eval.Bootstrap
+	w      []float64
+	counts []int64 // per query: samples
+	// Σ_i over samples of the per-context terms: σ²_x, 1/μ(s*|x), V(x, s*).
+	sigma2, ipsSigma2, value float64
+	ipsUnknown               bool
+	dm                       *dmSamples
+	dmEval                   []int64
+}
+
+// NewEvaluator returns an evaluator of the plan's target.
+func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
+	iv := opt.Intervals
+	if err := (eval.BoundSpec{Delta: iv.Delta, WeightLo: 0, WeightHi: 0, RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}).Validate(); err != nil {
+		return nil, err
+	}
+	e := &Evaluator{plan: p, opt: opt, w: make([]float64, 2), counts: make([]int64, p.Candidates.NumQueries())}
+	if iv.Bootstrap > 0 {
+		e.boot = eval.NewBootstrap(iv.Bootstrap, 2, iv.Seed)
+	}
+	if len(opt.Estimators.DM) > 0 {
+		e.dm = &dmSamples{slots: p.Slots}
+		e.dmEval = make([]int64, p.Candidates.NumQueries())
+	}
+	return e, nil
+}
+
+// Add records one logged sample: query q, slate s (candidate indices, ℓ_x
+// of them) and reward r.
+func (e *Evaluator) Add(q int, s []int32, r float64) {
+	p := e.plan
+	qp := &p.queries[q]
+	n := e.pi.N
+	w := impute.SlateSum(qp.g, qp.m, s)
+	e.pi.Add(r, w)
+	ratio := p.Ratio(q, s)
+	if math.IsNaN(ratio) {
+		e.ipsUnknown = true
+		ratio = 0
+	}
+	e.ips.Add(r, ratio)
+	if e.boot != nil {
+		e.w[0], e.w[1] = w, ratio
+		e.boot.Add(r, e.w)
+	}
+	e.counts[q]++
+	e.sigma2 += qp.sigma2
+	e.ipsSigma2 += qp.invMu
+	e.value += qp.value
+	if e.dm != nil {
+		if n < e.opt.DMTrain {
+			e.dm.add(q, s, r)
+		} else {
+			e.dmEval[q]++
+		}
+	}
+}
+
+// N returns the number of samples added.
+func (e *Evaluator) N() int64 { return e.pi.N }
+
+// Result is an evaluation: one estimate per estimator, keyed by its name.
+type Result struct {
+	Names     []string             // estimator keys in canonical order
+	Estimates map[string]*Estimate // by name
+	N         int64                // logged samples
+	Queries   int                  // distinct logged queries
+	// TrueValue is V(π) with contexts uniform over the dataset's queries
+	// (semi-synthetic mode, deterministic target; NaN otherwise).
+	TrueValue float64
+	Gamma     []GammaInfo
+}
+
+// Result computes every estimate (training DM's models if asked).
+func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
+	p, est, iv := e.plan, e.opt.Estimators, e.opt.Intervals
+	res := &Result{Names: est.Names(), Estimates: map[string]*Estimate{}, N: e.pi.N, TrueValue: p.TrueValue, Gamma: p.Spectra()}
+	for _, c := range e.counts {
+		if c > 0 {
+			res.Queries++
+		}
+	}
+	n := float64(max(e.pi.N, 1))
+	// σ² is an expectation over the context distribution; the log's
+	// contexts are its empirical version. ρ is a supremum over contexts;
+	// the dataset's queries contain every context a log can name.
+	piBound := eval.BoundSpec{Delta: iv.Delta, Sigma2: e.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
+		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
+	if est.PI {
+		res.Estimates[PI] = weightEstimate(&e.pi, piBound, e.boot, 0, false, p.Sigma2, "PI")
+	}
+	if est.WPI {
+		res.Estimates[WPI] = weightEstimate(&e.pi, piBound, e.boot, 0, true, p.Sigma2, "PI")
+	}
+	if est.IPS || est.WIPS {
+		ipsBound := eval.BoundSpec{Delta: iv.Delta, Sigma2: e.ipsSigma2 / n, WeightLo: 0, WeightHi: p.IPSMax,
+			RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
+		for _, x := range []struct {
+			on   bool
+			name string
+			sn   bool
+		}{{est.IPS, IPS, false}, {est.WIPS, WIPS, true}} {
+			if !x.on {
+				continue
+			}
+			if e.ipsUnknown {
+				res.Estimates[x.name] = &Estimate{Value: Float(math.NaN()), N: e.ips.N,
+					Warnings: []string{"IPS needs the target's slate probabilities, which this stochastic target does not give"}}
+				continue
+			}
+			res.Estimates[x.name] = weightEstimate(&e.ips, ipsBound, e.boot, 1, x.sn, p.IPSSigma2, "IPS")
+		}
+	}
+	if est.OnPolicy {
+		o := &Estimate{Value: Float(math.NaN()), N: e.pi.N}
+		if math.IsNaN(p.TrueValue) {
+			o.Warnings = []string{"OnPolicy needs a deterministic target and the dataset's labels"}
+		} else if e.pi.N > 0 {
+			o.Value = Float(e.value / n)
+		}
+		res.Estimates[OnPolicy] = o
+	}
+	if len(est.DM) > 0 {
+		dm, err := p.directMethod(ctx, e.dm, e.dm.len(), e.dmEval, e.opt.Regressors, est.DM)
+		if err != nil {
+			return nil, err
+		}
+		for k, v := range dm {
+			res.Estimates[k] = v
+		}
+	}
+	return res, nil
+}
+
+// AddLog reads every record of a slate log into the evaluator, mapping
+// document positions to candidate indices and checking that every slate is
+// one the logging policy can draw (its documents are candidates; it has ℓ_x
+// slots). Errors name the log's file, line and field; bar (may be nil)
+// counts records.
+func (e *Evaluator) AddLog(ctx context.Context, lr *data.LogReader, bar *progress.Bar) error {
+	c := e.plan.Candidates
+	buf := make([]int32, e.plan.Slots)
+	for i := 0; ; i++ {
+		if i&0xffff == 0 && ctx.Err() != nil {
+			return ctx.Err()
+		}
+		rec, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		q := rec.Query
+		if want := c.Slots(q, e.plan.Slots); len(rec.Slate) != want {
+			return lr.Errorf(2, "slate of %d documents; query has %d candidates, so slates have %d slots", len(rec.Slate), c.Size(q), want)
+		}
+		s := buf[:len(rec.Slate)]
+		for j, d := range rec.Slate {
+			a := c.Index(q, d)
+			if a < 0 {
+				return lr.Errorf(2, "document %d in slot %d is not among the query's %d candidates of the logging policy", d, j+1, c.Size(q))
+			}
+			s[j] = int32(a)
+		}
+		e.Add(q, s, rec.Reward)
+		bar.Add(1)
+	}
+}
+
+// CountLog returns the number of records of a slate log (a first pass that
+// fixes DM's training part before the evaluating pass).
+func CountLog(ctx context.Context, lr *data.LogReader) (int64, error) {
+	var n int64
+	for {
+		if n&0xffff == 0 && ctx.Err() != nil {
+			return 0, ctx.Err()
+		}
+		_, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return n, nil
+		}
+		if err != nil {
+			return 0, err
+		}
+		n++
+	}
+}

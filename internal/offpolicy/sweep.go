@@ -1,0 +1,342 @@
+package offpolicy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/progress"
+)
+
+// LogGrid returns log-spaced sample sizes from lo to hi: the rounded powers
+// 10^(k/perDecade) inside [lo, hi], and hi itself.
+func LogGrid(lo, hi int64, perDecade int) []int64 {
+	if perDecade < 1 {
+		perDecade = 1
+	}
+	lo = max(lo, 1)
+	var out []int64
+	for k := 0; ; k++ {
+		v := int64(math.Round(math.Pow(10, float64(k)/float64(perDecade))))
+		if v > hi {
+			break
+		}
+		if v >= lo && (len(out) == 0 || out[len(out)-1] != v) {
+			out = append(out, v)
+		}
+	}
+	if len(out) == 0 || out[len(out)-1] != hi {
+		out = append(out, hi)
+	}
+	return out
+}
+
+// SweepConfig is the paper's semi-synthetic protocol (Sec. 4.1): Runs
+// independent logs of Samples samples each, simulated from the plan's
+// logging policy with contexts uniform over the queries and the metric of
+// the plan's Scorer as reward, and every estimator of the plan's
+// deterministic target evaluated on every prefix of each log whose length
+// is on Grid.
+type SweepConfig struct {
+	Samples int64
+	Runs    int
+	// Seed of run 0; run k simulates with seed Seed + k (the log
+	// `piopt simulate --seed Seed+k` would write).
+	Seed       uint64
+	Grid       []int64 // increasing; prefixes evaluated (default LogGrid(100, Samples, 4))
+	Estimators Estimators
+	Regressors map[string]Regressor
+	// DMMaxTrain caps the rows DM trains on at grid point n: the first
+	// min(n/2, DMMaxTrain) samples (0: no cap, n/2 as the paper).
+	DMMaxTrain int
+	// Threads bounds the runs simulated (and DM-fitted) at once (0: all
+	// cores). Results do not depend on it. The Regressors should share the
+	// remaining cores (one thread each when Threads ≤ Runs).
+	Threads  int
+	Progress *progress.Bar // counts simulated samples (may be nil)
+}
+
+// SweepResult holds every estimate of every run at every grid point and
+// their errors against the true value.
+type SweepResult struct {
+	TrueValue float64
+	Grid      []int64
+	Names     []string
+	Seeds     []uint64
+	// Values[name][run][g] is the estimate of run on the first Grid[g]
+	// samples (NaN where not computed, e.g. DM with too few samples).
+	Values map[string][][]float64
+	// RMSE, Bias (mean − V) and Std (across runs) per grid point.
+	RMSE, Bias, Std map[string][]float64
+	// Timing of the stages.
+	SimulateTime, DMTime time.Duration
+}
+
+// runState is one run's simulation: its sums at every grid point.
+type runState struct {
+	values  map[string][]float64
+	dm      dmSamples
+	ckCount [][]int64 // per-query counts at the DM checkpoints
+}
+
+// Sweep runs the protocol.
+func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error) {
+	if !p.Target.Deterministic() || p.Scorer == nil {
+		return nil, fmt.Errorf("offpolicy: the sweep needs a deterministic target and the labels (Scorer)")
+	}
+	if cfg.Samples < 1 || cfg.Runs < 1 {
+		return nil, fmt.Errorf("offpolicy: sweep of %d runs × %d samples", cfg.Runs, cfg.Samples)
+	}
+	grid := cfg.Grid
+	if grid == nil {
+		grid = LogGrid(100, cfg.Samples, 4)
+	}
+	for i, n := range grid {
+		if n < 1 || n > cfg.Samples || (i > 0 && n <= grid[i-1]) {
+			return nil, fmt.Errorf("offpolicy: grid %v is not increasing within 1..%d", grid, cfg.Samples)
+		}
+	}
+	est := cfg.Estimators
+	res := &SweepResult{TrueValue: p.TrueValue, Grid: grid, Names: est.Names(), Values: map[string][][]float64{},
+		RMSE: map[string][]float64{}, Bias: map[string][]float64{}, Std: map[string][]float64{}}
+	for _, name := range res.Names {
+		res.Values[name] = make([][]float64, cfg.Runs)
+	}
+	for k := range cfg.Runs {
+		res.Seeds = append(res.Seeds, cfg.Seed+uint64(k))
+	}
+	// DM checkpoints: every n and n/2 of the grid.
+	var ck []int64
+	if len(est.DM) > 0 {
+		set := map[int64]bool{}
+		for _, n := range grid {
+			set[n], set[n/2] = true, true
+		}
+		for n := range set {
+			ck = append(ck, n)
+		}
+		sort.Slice(ck, func(i, j int) bool { return ck[i] < ck[j] })
+	}
+	dmKeep := int64(0)
+	if len(est.DM) > 0 {
+		dmKeep = grid[len(grid)-1] / 2
+		if cfg.DMMaxTrain > 0 {
+			dmKeep = min(dmKeep, int64(cfg.DMMaxTrain))
+		}
+	}
+	threads := cfg.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	threads = min(threads, cfg.Runs)
+	states := make([]*runState, cfg.Runs)
+	errs := make([]error, cfg.Runs)
+	start := time.Now()
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				states[k], errs[k] = p.simulateRun(ctx, cfg, grid, ck, dmKeep, res.Seeds[k])
+			}
+		}()
+	}
+	for k := range cfg.Runs {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	res.SimulateTime = time.Since(start)
+	for k, st := range states {
+		for name, v := range st.values {
+			res.Values[name][k] = v
+		}
+	}
+	if len(est.DM) > 0 {
+		// DM fits run one per run at a time, in parallel over runs: each
+		// fit is independent of the others and of the thread count.
+		start = time.Now()
+		for k := range states {
+			for _, v := range est.DM {
+				res.Values[v.Name][k] = nanSlice(len(grid))
+			}
+		}
+		next := make(chan int)
+		for range threads {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for k := range next {
+					errs[k] = p.sweepDM(ctx, cfg, grid, ck, dmKeep, states[k], res, k)
+				}
+			}()
+		}
+		for k := range states {
+			next <- k
+		}
+		close(next)
+		wg.Wait()
+		for _, err := range errs {
+			if err != nil {
+				return nil, err
+			}
+		}
+		res.DMTime = time.Since(start)
+	}
+	for _, name := range res.Names {
+		res.RMSE[name], res.Bias[name], res.Std[name] = errorsOf(res.Values[name], res.TrueValue, len(grid))
+	}
+	return res, nil
+}
+
+// sweepDM fits and evaluates every DM variant of run k at every grid
+// point: trained on the first min(n/2, dmKeep) samples, evaluated on the
+// contexts of samples n/2 .. n−1.
+func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, st *runState, res *SweepResult, k int) error {
+	for g, n := range grid {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		half := n / 2
+		nTrain := int(min(half, dmKeep))
+		if nTrain < 2 {
+			continue
+		}
+		evalCounts := make([]int64, len(p.queries))
+		hi, lo := st.ckCount[ckIndex(ck, n)], st.ckCount[ckIndex(ck, half)]
+		for q := range evalCounts {
+			evalCounts[q] = hi[q] - lo[q]
+		}
+		dm, err := p.directMethod(ctx, &st.dm, nTrain, evalCounts, cfg.Regressors, cfg.Estimators.DM)
+		if err != nil {
+			return err
+		}
+		for name, e := range dm {
+			res.Values[name][k][g] = float64(e.Value)
+		}
+	}
+	st.dm = dmSamples{} // free the training part
+	return nil
+}
+
+func ckIndex(ck []int64, n int64) int {
+	return sort.Search(len(ck), func(i int) bool { return ck[i] >= n })
+}
+
+func nanSlice(n int) []float64 {
+	s := make([]float64, n)
+	for i := range s {
+		s[i] = math.NaN()
+	}
+	return s
+}
+
+// errorsOf returns, per grid point, the RMSE against v, the bias and the
+// standard deviation across runs (runs with NaN left out).
+func errorsOf(values [][]float64, v float64, points int) (rmse, bias, std []float64) {
+	rmse, bias, std = nanSlice(points), nanSlice(points), nanSlice(points)
+	for g := range points {
+		var xs []float64
+		for _, run := range values {
+			if x := run[g]; !math.IsNaN(x) {
+				xs = append(xs, x)
+			}
+		}
+		if len(xs) == 0 {
+			continue
+		}
+		se := 0.0
+		for _, x := range xs {
+			se += (x - v) * (x - v)
+		}
+		m, s := eval.MeanStd(xs)
+		rmse[g], bias[g], std[g] = math.Sqrt(se/float64(len(xs))), m-v, s
+	}
+	return rmse, bias, std
+}
+
+// simulateRun simulates one log and records the streaming estimators at
+// every grid point: for PI and wPI the prefix estimate needs only Σ r_i w_i
+// and Σ w_i, for IPS Σ r_i·1{s_i = s*}/μ(s*|x_i), so one pass in O(ℓ) per
+// sample serves every grid point.
+func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, seed uint64) (*runState, error) {
+	est := cfg.Estimators
+	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}}
+	for _, name := range est.Names() {
+		st.values[name] = nanSlice(len(grid))
+	}
+	var counts []int64
+	if len(ck) > 0 {
+		counts = make([]int64, len(p.queries))
+		st.ckCount = make([][]int64, len(ck))
+		// Checkpoint 0 may be n = 0 (grid point 1 has n/2 = 0).
+	}
+	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: p.Scorer, Seed: seed}
+	var pi, ips eval.Sums
+	var value float64
+	var i int64
+	gi, ci := 0, 0
+	record := func() {
+		for ci < len(ck) && ck[ci] == i {
+			st.ckCount[ci] = append([]int64(nil), counts...)
+			ci++
+		}
+		if gi < len(grid) && grid[gi] == i {
+			set := func(name string, v float64) {
+				if s := st.values[name]; s != nil {
+					s[gi] = v
+				}
+			}
+			set(PI, pi.Mean())
+			w, _ := pi.SelfNormalized()
+			set(WPI, w)
+			set(IPS, ips.Mean())
+			w, _ = ips.SelfNormalized()
+			set(WIPS, w)
+			set(OnPolicy, value/float64(i))
+			gi++
+		}
+	}
+	record()
+	const batch = 1 << 14
+	err := sim.Run(ctx, grid[len(grid)-1], func(q int, s []int32, r float64) error {
+		qp := &p.queries[q]
+		pi.Add(r, impute.SlateSum(qp.g, qp.m, s))
+		ratio := 0.0
+		if slicesEqual(qp.star, s) {
+			ratio = qp.invMu
+		}
+		ips.Add(r, ratio)
+		value += qp.value
+		if counts != nil {
+			counts[q]++
+		}
+		if i < dmKeep {
+			st.dm.add(q, s, r)
+		}
+		i++
+		if i%batch == 0 {
+			cfg.Progress.Add(batch)
+		}
+		record()
+		return nil
+	})
+	cfg.Progress.Add(i % batch)
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}

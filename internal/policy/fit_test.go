@@ -1,0 +1,202 @@
+package policy
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/internal/xgboost"
+)
+
+func needXGBoost(t *testing.T) {
+	t.Helper()
+	if !xgboost.Available {
+		t.Skip("needs cgo and libxgboost")
+	}
+}
+
+// mslrLike returns queries of random MSLR-shaped rows (136 features) whose
+// grade depends on feature 1 (body) and feature 2 (anchor).
+func mslrLike(queries, docs int, seed uint64) *data.Dataset {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	ds := &data.Dataset{NumFeatures: 136, QueryOffsets: []int{0}, Source: "mslr-like"}
+	for q := range queries {
+		for range docs {
+			row := make([]float32, 136)
+			for k := range row {
+				row[k] = float32(rng.IntN(100)) / 10
+			}
+			ds.Features = append(ds.Features, row...)
+			g := 0
+			if row[0] > 5 {
+				g += 2
+			}
+			if row[1] > 5 {
+				g++
+			}
+			ds.Labels = append(ds.Labels, uint8(g))
+		}
+		ds.QueryOffsets = append(ds.QueryOffsets, len(ds.Labels))
+		ds.QIDs = append(ds.QIDs, fmt.Sprint(q))
+	}
+	return ds
+}
+
+// TestMaskedModelsIgnoreOtherColumns trains on the url-side subset (masked
+// copy) and checks that full rows and masked rows get identical scores: the
+// model never uses a column outside the subset.
+func TestMaskedModelsIgnoreOtherColumns(t *testing.T) {
+	needXGBoost(t)
+	ds := mslrLike(20, 30, 1)
+	for _, spec := range []string{"tree:url-side@4", "lasso:body-side@0.001", "tree:body@3"} {
+		src, err := Resolve(spec, Options{Threads: 1, Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := src.(*Learned)
+		full, err := l.Scores(ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		masked := *ds
+		masked.Features = Masked(ds, l.Features())
+		part, err := l.Scores(&masked)
+		if err != nil {
+			t.Fatal(err)
+		}
+		varies := false
+		for i := range full {
+			if full[i] != part[i] {
+				t.Fatalf("%s: doc %d scores %g on full rows, %g on masked rows", spec, i, full[i], part[i])
+			}
+			varies = varies || full[i] != full[0]
+		}
+		if !varies {
+			t.Fatalf("%s: constant scores; the test proves nothing", spec)
+		}
+	}
+}
+
+// TestTreeFitsStepFunction: grades are 2·1{f1 > 5} + 1{f2 > 5}; a depth-2
+// tree on features 1-2 recovers them exactly, a depth-1 tree only the
+// f1 split (means 0.5 and 2.5).
+func TestTreeFitsStepFunction(t *testing.T) {
+	needXGBoost(t)
+	ds := mslrLike(30, 40, 2)
+	for _, tc := range []struct {
+		spec string
+		want func(f1, f2 float32) float64
+		tol  float64
+	}{
+		{"tree:1-2@2", func(f1, f2 float32) float64 { return 2*b(f1 > 5) + b(f2 > 5) }, 1e-5},
+		{"tree:1-2@1", func(f1, f2 float32) float64 { return 2*b(f1 > 5) + 0.5 }, 0.1},
+	} {
+		src, _ := Resolve(tc.spec, Options{Threads: 1})
+		s, err := src.Scores(ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for d := range ds.NumDocs() {
+			r := ds.Row(d)
+			if got, want := s[d], tc.want(r[0], r[1]); math.Abs(got-want) > tc.tol {
+				t.Fatalf("%s: doc %d (f1 %g, f2 %g) predicted %g, want %g", tc.spec, d, r[0], r[1], got, want)
+			}
+		}
+	}
+}
+
+func b(c bool) float64 {
+	if c {
+		return 1
+	}
+	return 0
+}
+
+// TestLasso: with no penalty the linear model recovers y = 2 f1 − f2 + 1;
+// with a large one every weight is 0 and the prediction is the mean.
+func TestLasso(t *testing.T) {
+	needXGBoost(t)
+	rng := rand.New(rand.NewPCG(5, 5))
+	const rows, cols = 500, 3
+	x := make([]float32, rows*cols)
+	y := make([]float32, rows)
+	mean := 0.0
+	for i := range rows {
+		for k := range cols {
+			x[i*cols+k] = float32(rng.Float64())
+		}
+		y[i] = 2*x[i*cols] - x[i*cols+1] + 1
+		mean += float64(y[i]) / rows
+	}
+	r, err := fitRegression(context.Background(), "lasso", x, rows, cols, y, 0, 0, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := r.predict(context.Background(), []float32{0.5, 0.25, 0.9}, cols)
+	if math.Abs(p[0]-1.75) > 1e-3 {
+		t.Fatalf("unpenalised fit predicts %g at (0.5, 0.25, 0.9), want 1.75", p[0])
+	}
+	// One feature, y = 2 f1 (exactly): scikit-learn's Lasso objective
+	// (1/2n)‖y − w f1 − b‖² + α|w| has w = 2 − α/var(f1), var over n.
+	x1 := make([]float32, rows)
+	y1 := make([]float32, rows)
+	var m1, v1 float64
+	for i := range rows {
+		x1[i] = x[i*cols]
+		y1[i] = 2 * x1[i]
+		m1 += float64(x1[i]) / rows
+	}
+	for i := range rows {
+		v1 += (float64(x1[i]) - m1) * (float64(x1[i]) - m1) / rows
+	}
+	const alpha = 0.05
+	r, err = fitRegression(context.Background(), "lasso", x1, rows, 1, y1, 0, alpha, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ = r.predict(context.Background(), []float32{0, 1}, 1)
+	if w := p[1] - p[0]; math.Abs(w-(2-alpha/v1)) > 1e-3 {
+		t.Fatalf("lasso slope %g, want 2 − α/var = %g", w, 2-alpha/v1)
+	}
+	r, err = fitRegression(context.Background(), "lasso", x, rows, cols, y, 0, 10, 1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ = r.predict(context.Background(), []float32{0.5, 0.25, 0.9, 0, 1, 0}, cols)
+	if math.Abs(p[0]-mean) > 1e-4 || math.Abs(p[1]-mean) > 1e-4 {
+		t.Fatalf("heavily penalised fit predicts %v, want the mean %g", p, mean)
+	}
+}
+
+func TestResolve(t *testing.T) {
+	for spec, want := range map[string]string{
+		"tree:url-side":      "tree:url-side@6",
+		"tree:body+1-3@9":    "tree:body+1-3@9",
+		"lasso:body-side":    "lasso:body-side@0.01",
+		"lasso:title@0.5":    "lasso:title@0.5",
+		"feature:7":          "feature:7",
+		"model:/tmp/x.model": "model:/tmp/x.model",
+	} {
+		src, err := Resolve(spec, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", spec, err)
+		}
+		if src.String() != want {
+			t.Errorf("Resolve(%q).String() = %q, want %q", spec, src.String(), want)
+		}
+	}
+	for _, bad := range []string{"tree:", "tree:url@0", "tree:url@x", "lasso:url@-1", "forest:url", "feature:0"} {
+		if _, err := Resolve(bad, Options{}); err == nil {
+			t.Errorf("Resolve(%q) accepted", bad)
+		}
+	}
+	// A subset the data's layout does not know is reported at scoring time.
+	src, _ := Resolve("tree:body", Options{})
+	ds := &data.Dataset{NumFeatures: 3, Features: make([]float32, 3), Labels: []uint8{0}, QueryOffsets: []int{0, 1}, QIDs: []string{"q"}}
+	if _, err := src.Scores(ds); err == nil {
+		t.Error("stream subset accepted on a 3-feature dataset")
+	}
+}

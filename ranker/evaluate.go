@@ -200,17 +200,19 @@ func mean(v []float64) float64 {
 // SlateComparison compares the greedy and the exact slates of one PI-OPT
 // model on a dataset.
 type SlateComparison struct {
-	Queries int // queries compared
+	Queries int `json:"queries"` // queries compared
 	// Differ counts queries whose exact slate differs from the greedy one;
 	// Exact keeps the greedy slate whenever it is optimal, so these are the
 	// queries where greedy loses objective.
-	Differ int
+	Differ int `json:"differ"`
 	// GapMean and GapMax are the mean over queries and the largest value of
 	// the objective difference exact − greedy, objective = Σ_j score(s_j, j).
-	GapMean, GapMax float64
+	GapMean float64 `json:"objective_gap_mean"`
+	GapMax  float64 `json:"objective_gap_max"`
 	// Greedy and Exact map a metric name to the mean metric of each
 	// method's slates.
-	Greedy, Exact map[string]float64
+	Greedy map[string]float64 `json:"greedy"`
+	Exact  map[string]float64 `json:"exact"`
 }
 
 // CompareSlates builds both the greedy and the exact slates from PI-OPT

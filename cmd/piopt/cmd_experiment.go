@@ -1,16 +1,150 @@
 package main
 
 import (
-	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
-// TODO(owner of this command): replace this placeholder.
 func experimentCommand() *cli.Command {
-	return &cli.Command{
-		Name:   "experiment",
-		Usage:  "(not implemented yet)",
-		Action: func(*cli.Context) error { return errors.New("experiment: not implemented yet") },
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "folds", Required: true, Usage: "`DIR` holding Fold1..Fold5/{train,vali,test}.txt (MSLR-WEB10K layout, or piopt synth's output)"},
+		&cli.StringFlag{Name: "only-folds", Usage: "run only these fold numbers, e.g. `1,3` (default: every fold found)"},
+		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (the metrics' cut-off)"},
+		&cli.Int64Flag{Name: "samples", Value: 10_000_000, Usage: "logged impressions `N` simulated on each training fold, per metric (the paper: 10^7)"},
+		&cli.Int64Flag{Name: "valid-samples", Usage: "impressions `N` simulated on the validation fold for PI-OPT's early stopping", DefaultText: "--samples scaled by the folds' query counts; only with --early-stopping"},
+		&cli.StringFlag{Name: "metrics", Value: "ndcg,err", Usage: "page-level rewards to optimise and report, `LIST` of ndcg, err"},
+		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging `SPEC` of the simulated logs (the paper: uniform)"},
+		&cli.BoolFlag{Name: "per-sample", Usage: "weigh PI-OPT rows by impressions instead of 1 per query"},
+		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
+		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
+		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "PI-OPT slates: greedy (the paper) or exact"},
+		&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "random slates `N` per test query behind random ERR (Monte Carlo; random NDCG is exact)"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: summary.json, report.html, and every stage's cached targets, models and results"},
 	}
+	flags = append(flags, trainFlags()...)
+	flags = append(flags, dataFlags()...)
+	flags = append(flags, conventionFlags()...)
+	return &cli.Command{
+		Name:  "experiment",
+		Usage: "run the paper's PI-OPT vs SUP vs random experiment over every fold and print the table",
+		Description: `experiment reproduces Table 1 of Swaminathan et al. (2017): for every fold and
+every metric (NDCG@L, ERR@L) it simulates --samples uniformly logged slates on
+the training fold with the metric as page-level reward, imputes PI targets,
+trains PI-OPT on them, trains SUP on the training labels (once per fold), and
+scores the test fold's slates of every model and of uniformly random slates.
+
+It prints the table of fold means ± standard deviations and writes
+OUT/summary.json and a self-contained OUT/report.html. Every stage's result is
+cached in OUT under a hash of its inputs: re-running with the same flags reuses
+finished stages, and an interrupted run resumes where it stopped.
+
+   piopt experiment --folds MSLR-WEB10K --slots 3 --samples 10000000 --out results
+   piopt experiment --folds folds --only-folds 1 --preset paper --lambdamart --out r1`,
+		Flags:  flags,
+		Action: runExperiment,
+	}
+}
+
+func runExperiment(c *cli.Context) error {
+	var only []int
+	if s := c.String("only-folds"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || k < 1 {
+				return fmt.Errorf("--only-folds %q: want fold numbers like 1,3", s)
+			}
+			only = append(only, k)
+		}
+	}
+	folds, err := experiment.FindFolds(c.String("folds"), only)
+	if err != nil {
+		return err
+	}
+	var metrics []eval.Kind
+	for _, m := range strings.Split(c.String("metrics"), ",") {
+		k, err := eval.ParseKind(strings.TrimSpace(m))
+		if err != nil {
+			return fmt.Errorf("--metrics: %w", err)
+		}
+		metrics = append(metrics, k)
+	}
+	logging, err := impute.ParseLogging(c.String("logging"))
+	if err != nil {
+		return fmt.Errorf("--logging: %w", err)
+	}
+	if logging.NeedsRanks() {
+		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", logging)
+	}
+	params, err := trainParams(c)
+	if err != nil {
+		return err
+	}
+	supTarget, err := features.ParseSupTarget(c.String("sup-target"))
+	if err != nil {
+		return fmt.Errorf("--sup-target: %w", err)
+	}
+	slate, err := ranker.ParseSlateMethod(c.String("slate"))
+	if err != nil {
+		return fmt.Errorf("--slate: %w", err)
+	}
+	conv, err := conventions(c) // maxrel 0: the experiment takes the data's highest grade
+	if err != nil {
+		return err
+	}
+	if c.Int("slots") < 1 {
+		return fmt.Errorf("--slots %d: must be ≥ 1", c.Int("slots"))
+	}
+	cfg := experiment.Config{
+		Folds:         folds,
+		Out:           c.String("out"),
+		Slots:         c.Int("slots"),
+		Samples:       c.Int64("samples"),
+		ValidSamples:  c.Int64("valid-samples"),
+		Metrics:       metrics,
+		Seed:          c.Uint64("seed"),
+		Logging:       logging,
+		PerSample:     c.Bool("per-sample"),
+		Params:        params,
+		LambdaMART:    c.Bool("lambdamart"),
+		SupTarget:     supTarget,
+		Slate:         slate,
+		Conventions:   conv,
+		Read:          readOptions(c),
+		RandomSamples: c.Int("random-samples"),
+		Progress:      os.Stderr,
+	}
+	if progress.IsTerminal(os.Stderr) {
+		cfg.Log = os.Stderr
+	}
+	sum, err := experiment.Run(c.Context, cfg)
+	if err != nil {
+		return err
+	}
+	b, err := sum.MarshalJSON()
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(cfg.Out, "report.html"), sum.HTML()); err != nil {
+		return err
+	}
+	if err := sum.WriteTable(os.Stdout); err != nil {
+		return err
+	}
+	fmt.Fprintf(os.Stdout, "wrote %s and %s\n", filepath.Join(cfg.Out, "summary.json"), filepath.Join(cfg.Out, "report.html"))
+	return nil
 }

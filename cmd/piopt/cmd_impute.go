@@ -20,10 +20,10 @@ func imputeCommand() *cli.Command {
 		&cli.Int64Flag{Name: "simulate", Usage: "instead of --logs, simulate `N` impressions in memory (same result as simulate + impute --logs with the same seed)"},
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "with --simulate: reward `METRIC`, ndcg or err at k = L"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --simulate: random `SEED`"},
-		&cli.IntFlag{Name: "slots", Usage: "slate length `L` (default with --logs: the log's header)"},
+		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "with --logs: the log's header"},
 		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that made the log: uniform, pa:ALPHA, eps:E,POLICY (default with --logs: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default with --logs: the log's header)"},
-		&cli.IntFlag{Name: "candidates", Usage: "candidate limit `M` of the logging policy (default with --logs: the log's header)"},
+		&cli.IntFlag{Name: "candidates", Usage: "candidate limit `M` of the logging policy", DefaultText: "with --logs: the log's header"},
 		&cli.BoolFlag{Name: "per-sample", Usage: "weigh each query's rows by its number of impressions (the regression on one target per impression) instead of 1 per query"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "targets `FILE` to write"},
 	}

@@ -34,7 +34,7 @@ MSLR-WEB10K's size: 1.2 M documents, 8.6 GB over all files, under a minute.`,
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output folder"},
 			&cli.IntFlag{Name: "queries", Value: synth.DefaultQueries, Usage: "number of queries over the five partitions (10000: MSLR-WEB10K size)"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; the same seed gives the same bytes"},
-			&cli.IntFlag{Name: "threads", Usage: "generator threads (default: all cores); does not change the output"},
+			&cli.IntFlag{Name: "threads", Usage: "generator threads; does not change the output", DefaultText: "all cores"},
 		},
 		Action: func(c *cli.Context) error {
 			start := time.Now()

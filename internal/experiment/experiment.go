@@ -1,0 +1,583 @@
+// Package experiment runs the paper's off-policy optimisation experiment
+// (Swaminathan et al. 2017, Sec. 4.2, Table 1) over LETOR folds: for every
+// fold and metric, simulate uniformly logged slates on the training fold and
+// impute PI targets, train PI-OPT on them, train SUP on the training labels
+// (once per fold), optionally a LambdaMART anchor, and score the test fold's
+// slates of every model against uniformly random slates.
+//
+// Every stage writes its result (targets, models, fold results) atomically
+// under the output folder, named by a hash of everything it depends on, so
+// re-running with the same settings reuses finished stages and an interrupted
+// run resumes where it stopped.
+package experiment
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/trainer"
+)
+
+// Policy names in results, as in the paper's Table 1.
+const (
+	PIOPT      = "pi-opt"
+	SUP        = "sup"
+	Random     = "random"
+	LambdaMART = "lambdamart"
+)
+
+// Fold is one LETOR fold: its files and its number (1-based).
+type Fold struct {
+	Number            int
+	Train, Vali, Test string
+}
+
+// FindFolds returns the folds FoldK/{train,vali,test}.txt (or .txt.gz) under
+// dir, in order. only, when not empty, keeps those fold numbers.
+func FindFolds(dir string, only []int) ([]Fold, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("--folds: %w", err)
+	}
+	var folds []Fold
+	for _, e := range ents {
+		var k int
+		if _, err := fmt.Sscanf(e.Name(), "Fold%d", &k); err != nil || !e.IsDir() || e.Name() != "Fold"+strconv.Itoa(k) {
+			continue
+		}
+		if len(only) > 0 && !slices.Contains(only, k) {
+			continue
+		}
+		f := Fold{Number: k}
+		for _, p := range []struct {
+			name string
+			dst  *string
+		}{{"train", &f.Train}, {"vali", &f.Vali}, {"test", &f.Test}} {
+			for _, ext := range []string{".txt", ".txt.gz"} {
+				path := filepath.Join(dir, e.Name(), p.name+ext)
+				if _, err := os.Stat(path); err == nil {
+					*p.dst = path
+					break
+				}
+			}
+			if *p.dst == "" {
+				return nil, fmt.Errorf("--folds: %s has no %s.txt", filepath.Join(dir, e.Name()), p.name)
+			}
+		}
+		folds = append(folds, f)
+	}
+	sort.Slice(folds, func(a, b int) bool { return folds[a].Number < folds[b].Number })
+	if len(only) > 0 && len(folds) != len(only) {
+		return nil, fmt.Errorf("--folds %s: folds %v not all found", dir, only)
+	}
+	if len(folds) == 0 {
+		return nil, fmt.Errorf("--folds %s: no Fold1..Fold5 folders with train.txt, vali.txt and test.txt", dir)
+	}
+	return folds, nil
+}
+
+// Config is one experiment.
+type Config struct {
+	Folds   []Fold
+	Out     string         // output folder
+	Slots   int            // ℓ
+	Samples int64          // logged impressions per fold and metric
+	Metrics []eval.Kind    // rewards to optimise (and report)
+	Seed    uint64         // seeds simulation, training and random slates
+	Logging impute.Logging // logging policy of the simulated logs (uniform in the paper)
+	// ValidSamples is the number of impressions simulated on the validation
+	// fold for PI-OPT's early stopping; 0 scales Samples by the folds'
+	// query counts. Used only when Params.EarlyStopping > 0.
+	ValidSamples int64
+	PerSample    bool // weigh PI-OPT rows by impressions instead of 1 per query
+	Params       trainer.Params
+	LambdaMART   bool // also train XGBoost rank:ndcg on the labels
+	SupTarget    features.SupTarget
+	Slate        ranker.SlateMethod
+	Conventions  eval.Conventions // MaxRel 0: the highest grade of the data
+	Read         data.ReadOptions
+	// RandomSamples per query behind random ERR (Monte Carlo).
+	RandomSamples int
+	// Log receives one line per finished stage; nil is silent.
+	Log io.Writer
+	// Progress receives progress bars (shown only on a terminal).
+	Progress io.Writer
+}
+
+// FoldResult holds one fold's test-set means: metric name → policy → value.
+type FoldResult struct {
+	Fold    int                           `json:"fold"`
+	Values  map[string]map[string]float64 `json:"values"`
+	Stderr  map[string]float64            `json:"random_stderr"`             // random ERR's Monte Carlo error
+	Greedy  *ranker.SlateComparison       `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
+	Seconds map[string]float64            `json:"seconds"`                   // wall time per stage run (0: reused)
+}
+
+// Summary is the experiment's result.
+type Summary struct {
+	Config      map[string]any
+	Conventions ranker.ConventionsJSON
+	Metrics     []string // "ndcg@3", ...
+	Policies    []string
+	Folds       []FoldResult
+	Mean, Std   map[string]map[string]float64
+}
+
+// MarshalJSON writes summary.json: {"conventions": {...}, "config": {...},
+// "folds": [{"fold": 1, "ndcg@3": {"pi-opt": .., ...}, ...}], "mean": {...},
+// "std": {...}}.
+func (s *Summary) MarshalJSON() ([]byte, error) {
+	folds := make([]map[string]any, len(s.Folds))
+	for i, f := range s.Folds {
+		m := map[string]any{"fold": f.Fold}
+		for k, v := range f.Values {
+			m[k] = v
+		}
+		folds[i] = m
+	}
+	return json.Marshal(map[string]any{
+		"conventions": s.Conventions,
+		"config":      s.Config,
+		"folds":       folds,
+		"mean":        s.Mean,
+		"std":         s.Std,
+	})
+}
+
+// Run runs the experiment.
+func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if cfg.Slots < 1 {
+		return nil, fmt.Errorf("experiment: slots %d < 1", cfg.Slots)
+	}
+	if cfg.Samples < 1 {
+		return nil, fmt.Errorf("experiment: samples %d < 1", cfg.Samples)
+	}
+	if len(cfg.Metrics) == 0 {
+		cfg.Metrics = []eval.Kind{eval.KindNDCG, eval.KindERR}
+	}
+	if err := cfg.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
+		return nil, err
+	}
+	r := &runner{cfg: cfg}
+	// One maxrel for the whole experiment (DESIGN.md): the highest grade of
+	// every file unless given.
+	if r.cfg.Conventions.MaxRel == 0 {
+		for _, f := range cfg.Folds {
+			for _, p := range []string{f.Train, f.Test} {
+				ds, err := r.load(ctx, p)
+				if err != nil {
+					return nil, err
+				}
+				r.cfg.Conventions.MaxRel = max(r.cfg.Conventions.MaxRel, ds.MaxLabel())
+			}
+		}
+	}
+	s := &Summary{
+		Config:      r.configJSON(),
+		Conventions: ranker.NewConventionsJSON(r.cfg.Conventions),
+		Policies:    r.policies(),
+	}
+	for _, k := range cfg.Metrics {
+		s.Metrics = append(s.Metrics, r.metric(k).Name())
+	}
+	for _, f := range cfg.Folds {
+		res, err := r.fold(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d: %w", f.Number, err)
+		}
+		s.Folds = append(s.Folds, *res)
+	}
+	s.Mean, s.Std = map[string]map[string]float64{}, map[string]map[string]float64{}
+	for _, m := range s.Metrics {
+		s.Mean[m], s.Std[m] = map[string]float64{}, map[string]float64{}
+		for _, p := range s.Policies {
+			xs := make([]float64, len(s.Folds))
+			for i, f := range s.Folds {
+				xs[i] = f.Values[m][p]
+			}
+			s.Mean[m][p], s.Std[m][p] = eval.MeanStd(xs)
+		}
+	}
+	return s, nil
+}
+
+type runner struct {
+	cfg    Config
+	loaded map[string]*data.Dataset
+}
+
+func (r *runner) policies() []string {
+	p := []string{PIOPT, SUP, Random}
+	if r.cfg.LambdaMART {
+		p = append(p, LambdaMART)
+	}
+	return p
+}
+
+func (r *runner) metric(k eval.Kind) eval.Metric {
+	return eval.Metric{Kind: k, K: r.cfg.Slots, Conventions: r.cfg.Conventions}
+}
+
+func (r *runner) configJSON() map[string]any {
+	c := r.cfg
+	folds := make([]int, len(c.Folds))
+	for i, f := range c.Folds {
+		folds[i] = f.Number
+	}
+	return map[string]any{
+		"folds":      folds,
+		"slots":      c.Slots,
+		"samples":    c.Samples,
+		"seed":       c.Seed,
+		"logging":    c.Logging.String(),
+		"per_sample": c.PerSample,
+		"params":     c.Params.String(),
+		"sup_target": c.SupTarget.String(),
+		"slate":      c.Slate.String(),
+		"lambdamart": c.LambdaMART,
+	}
+}
+
+func (r *runner) logf(format string, args ...any) {
+	if r.cfg.Log != nil {
+		fmt.Fprintf(r.cfg.Log, format+"\n", args...)
+	}
+}
+
+func (r *runner) load(ctx context.Context, path string) (*data.Dataset, error) {
+	if ds, ok := r.loaded[path]; ok {
+		return ds, nil
+	}
+	ds, err := data.LoadContext(ctx, path, r.cfg.Read)
+	if err != nil {
+		return nil, err
+	}
+	// Keep only the current fold's files in memory (about 3 at a time).
+	if len(r.loaded) > 4 {
+		r.loaded = nil
+	}
+	if r.loaded == nil {
+		r.loaded = map[string]*data.Dataset{}
+	}
+	r.loaded[path] = ds
+	return ds, nil
+}
+
+// fileID identifies an input file's content for cache keys.
+func fileID(path string) string {
+	abs, _ := filepath.Abs(path)
+	st, err := os.Stat(path)
+	if err != nil {
+		return abs
+	}
+	return fmt.Sprintf("%s:%d:%d", abs, st.Size(), st.ModTime().UnixNano())
+}
+
+// key hashes the parts a stage depends on into a short name.
+func key(parts ...any) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%v\x00", p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}
+
+func exists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
+
+func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
+	c := r.cfg
+	dir := filepath.Join(c.Out, fmt.Sprintf("fold%d", f.Number))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	trainID, valiID, testID := fileID(f.Train), fileID(f.Vali), fileID(f.Test)
+	readKey := fmt.Sprintf("%+v", c.Read.Features) + strconv.Itoa(c.Read.MaxLabel)
+	resultKey := key("result", trainID, valiID, testID, readKey, c.Slots, c.Samples, c.Seed, c.Logging,
+		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics)
+	resultPath := filepath.Join(dir, "result-"+resultKey+".json")
+	if b, err := os.ReadFile(resultPath); err == nil {
+		var res FoldResult
+		if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
+			r.logf("fold %d: results reused (%s)", f.Number, resultPath)
+			return &res, nil
+		}
+	}
+	res := &FoldResult{Fold: f.Number, Values: map[string]map[string]float64{}, Stderr: map[string]float64{},
+		Seconds: map[string]float64{}}
+
+	train, err := r.load(ctx, f.Train)
+	if err != nil {
+		return nil, err
+	}
+	vali, err := r.load(ctx, f.Vali)
+	if err != nil {
+		return nil, err
+	}
+
+	// SUP, once per fold.
+	supPath := filepath.Join(dir, "sup-"+key("sup", trainID, valiID, readKey, c.Params, c.SupTarget)+".model")
+	if err := r.trainStage(ctx, res, f, "sup", supPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+		tm, err := features.SUP(train, c.SupTarget)
+		if err != nil {
+			return nil, nil, c.Params, err
+		}
+		var vm *features.Matrix
+		if c.Params.EarlyStopping > 0 {
+			if vm, err = features.SUP(vali, c.SupTarget); err != nil {
+				return nil, nil, c.Params, err
+			}
+		}
+		return tm, vm, c.Params, nil
+	}); err != nil {
+		return nil, err
+	}
+	models := []string{supPath}
+	names := []string{SUP}
+
+	if c.LambdaMART {
+		p := c.Params
+		p.Objective = trainer.ObjectiveRankNDCG
+		p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
+		lmPath := filepath.Join(dir, "lambdamart-"+key("lambdamart", trainID, valiID, readKey, p)+".model")
+		if err := r.trainStage(ctx, res, f, "lambdamart", lmPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+			tm, err := features.LambdaMART(train)
+			if err != nil {
+				return nil, nil, p, err
+			}
+			var vm *features.Matrix
+			if p.EarlyStopping > 0 {
+				if vm, err = features.LambdaMART(vali); err != nil {
+					return nil, nil, p, err
+				}
+			}
+			return tm, vm, p, nil
+		}); err != nil {
+			return nil, err
+		}
+		models = append(models, lmPath)
+		names = append(names, LambdaMART)
+	}
+
+	for _, k := range c.Metrics {
+		m := r.metric(k)
+		tKey := key("targets", trainID, readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample)
+		tPath := filepath.Join(dir, fmt.Sprintf("targets-%s-%s.tsv", k, tKey))
+		tg, err := r.targets(ctx, res, f, train, tPath, m, c.Samples, c.Seed)
+		if err != nil {
+			return nil, err
+		}
+		var vg *data.Targets
+		vKey := ""
+		if c.Params.EarlyStopping > 0 {
+			vn := c.ValidSamples
+			if vn == 0 {
+				vn = max(1, c.Samples*int64(vali.NumQueries())/int64(train.NumQueries()))
+			}
+			// A different seed keeps the validation log independent of the
+			// training log (the folds share no queries anyway).
+			vKey = key("targets", valiID, readKey, c.Slots, m, vn, c.Seed+1, c.Logging, c.PerSample)
+			vPath := filepath.Join(dir, fmt.Sprintf("valid-targets-%s-%s.tsv", k, vKey))
+			if vg, err = r.targets(ctx, res, f, vali, vPath, m, vn, c.Seed+1); err != nil {
+				return nil, err
+			}
+		}
+		piPath := filepath.Join(dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, c.Params)))
+		if err := r.trainStage(ctx, res, f, "pi-opt "+k.String(), piPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+			tm, err := features.PIOPT(train, tg)
+			if err != nil {
+				return nil, nil, c.Params, err
+			}
+			var vm *features.Matrix
+			if vg != nil {
+				if vm, err = features.PIOPT(vali, vg); err != nil {
+					return nil, nil, c.Params, err
+				}
+			}
+			return tm, vm, c.Params, nil
+		}); err != nil {
+			return nil, err
+		}
+		models = append(models, piPath)
+		names = append(names, PIOPT+"-"+k.String())
+	}
+
+	// Rank the test fold with every model at once.
+	test, err := r.load(ctx, f.Test)
+	if err != nil {
+		return nil, err
+	}
+	loaded := make([]*ranker.Model, len(models))
+	for i, p := range models {
+		if loaded[i], err = ranker.LoadModel(p); err != nil {
+			return nil, err
+		}
+	}
+	metrics := make([]eval.Kind, 0, 2)
+	metrics = append(metrics, c.Metrics...)
+	start := time.Now()
+	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: rank test", f.Number), 0, "docs")
+	rep, err := ranker.Evaluate(ctx, test, loaded, ranker.EvalOptions{
+		Slots: c.Slots, Slate: c.Slate, Metrics: metrics, Conventions: c.Conventions,
+		RandomSamples: c.RandomSamples, Seed: c.Seed, Names: names, Progress: bar,
+	})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	res.Seconds["rank"] = time.Since(start).Seconds()
+	for _, k := range c.Metrics {
+		name := r.metric(k).Name()
+		v := map[string]float64{
+			SUP:    rep.Mean[name][SUP],
+			Random: rep.Mean[name][ranker.PolicyRandom],
+			PIOPT:  rep.Mean[name][PIOPT+"-"+k.String()],
+		}
+		if c.LambdaMART {
+			v[LambdaMART] = rep.Mean[name][LambdaMART]
+		}
+		// The PI-OPT model trained for the other metric, for reference.
+		for _, k2 := range c.Metrics {
+			if k2 != k {
+				v[PIOPT+"-"+k2.String()] = rep.Mean[name][PIOPT+"-"+k2.String()]
+			}
+		}
+		res.Values[name] = v
+		res.Stderr[name] = rep.RandomStderr[name]
+	}
+	if rep.GreedyVsExact != nil {
+		res.Greedy = rep.GreedyVsExact
+	}
+	r.logf("fold %d: %s", f.Number, foldLine(res, r.cfg))
+	b, err := json.MarshalIndent(res, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	if err := atomicfile.WriteFile(resultPath, append(b, '\n')); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func (r *runner) progressWriter() io.Writer {
+	if r.cfg.Progress == nil {
+		return io.Discard
+	}
+	return r.cfg.Progress
+}
+
+func foldLine(res *FoldResult, c Config) string {
+	s := ""
+	for _, k := range c.Metrics {
+		name := eval.Metric{Kind: k, K: c.Slots}.Name()
+		v := res.Values[name]
+		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[Random])
+		if c.LambdaMART {
+			s += fmt.Sprintf(" lambdamart %.4f", v[LambdaMART])
+		}
+		s += "; "
+	}
+	return s[:len(s)-2]
+}
+
+// targets simulates n uniformly logged impressions on ds and imputes PI
+// targets, or reads them back from path when an earlier run made them.
+func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.Dataset, path string, m eval.Metric, n int64, seed uint64) (*data.Targets, error) {
+	if exists(path) {
+		tg, err := data.ReadTargets(path, ds)
+		if err == nil {
+			r.logf("fold %d: targets reused (%s)", f.Number, path)
+			return tg, nil
+		}
+		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
+	}
+	start := time.Now()
+	cands, err := impute.NewCandidates(ds, nil, 0)
+	if err != nil {
+		return nil, err
+	}
+	sim := &impute.Simulation{Candidates: cands, Logging: r.cfg.Logging, Slots: r.cfg.Slots, Seed: seed,
+		Reward: eval.NewScorer(m, cands.Labels(), cands.Offsets())}
+	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: simulate %s on %s", f.Number, m.Name(), filepath.Base(ds.Source)), n, "samples")
+	st, err := sim.Stats(ctx, n, 0, bar)
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	header := map[string]string{
+		"slots": strconv.Itoa(r.cfg.Slots), "metric": m.Name(), "logging": r.cfg.Logging.String(),
+		"samples": strconv.FormatInt(n, 10), "seed": strconv.FormatUint(seed, 10),
+		"per-sample": strconv.FormatBool(r.cfg.PerSample), "data": filepath.Base(ds.Source),
+		"queries": strconv.Itoa(ds.NumQueries()), "docs": strconv.Itoa(ds.NumDocs()),
+		"discount": m.Discount.String(), "err-maxrel": strconv.Itoa(m.MaxRel),
+	}
+	gammas := impute.NewGammaCache(r.cfg.Logging, impute.GammaOptions{})
+	tg, err := impute.ComputeTargets(ctx, st, gammas, impute.TargetOptions{PerSample: r.cfg.PerSample, Header: header})
+	if err != nil {
+		return nil, err
+	}
+	if err := data.SaveTargets(path, tg, ds); err != nil {
+		return nil, err
+	}
+	sec := time.Since(start).Seconds()
+	res.Seconds["impute "+filepath.Base(path)] = sec
+	r.logf("fold %d: imputed %d targets from %d %s impressions on %s in %.1fs", f.Number, tg.Len(), n, m.Name(), filepath.Base(ds.Source), sec)
+	return tg, nil
+}
+
+// trainStage trains a model unless path already holds one.
+func (r *runner) trainStage(ctx context.Context, res *FoldResult, f Fold, what, path string,
+	build func() (train, valid *features.Matrix, p trainer.Params, err error)) error {
+	if exists(path) {
+		if _, err := ranker.LoadModel(path); err == nil {
+			r.logf("fold %d: %s model reused (%s)", f.Number, what, path)
+			return nil
+		}
+	}
+	start := time.Now()
+	tm, vm, p, err := build()
+	if err != nil {
+		return err
+	}
+	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: train %s", f.Number, what), int64(p.Trees), "trees")
+	model, err := trainer.Train(ctx, tm, vm, p, func(rd trainer.Round) {
+		if bar != nil {
+			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
+			bar.Add(1)
+		}
+	})
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	defer model.Close()
+	if err := model.Save(path); err != nil {
+		return err
+	}
+	sec := time.Since(start).Seconds()
+	res.Seconds["train "+what] = sec
+	r.logf("fold %d: trained %s (%d rows, %d trees) in %.1fs", f.Number, what, tm.Rows, model.Rounds, sec)
+	return nil
+}

@@ -1,0 +1,98 @@
+package experiment
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/piopt/piopt/internal/report"
+)
+
+// policyTitle is how a policy is written in tables, as in the paper.
+var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", Random: "random", LambdaMART: "LambdaMART"}
+
+// WriteTable prints the mean ± standard deviation across folds of every
+// metric and policy, one row per metric as in the paper's Table 1.
+func (s *Summary) WriteTable(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
+	fmt.Fprintf(tw, "metric")
+	for _, p := range s.Policies {
+		fmt.Fprintf(tw, "\t%s", policyTitle[p])
+	}
+	fmt.Fprintln(tw)
+	for _, m := range s.Metrics {
+		fmt.Fprintf(tw, "%s", strings.ToUpper(m[:strings.IndexByte(m, '@')])+m[strings.IndexByte(m, '@'):])
+		for _, p := range s.Policies {
+			fmt.Fprintf(tw, "\t%.4f ± %.4f", s.Mean[m][p], s.Std[m][p])
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "(mean ± std over %d folds; %s)\n", len(s.Folds), s.Conventions.Text)
+	return err
+}
+
+// HTML renders the self-contained report: the table, a bar chart of the
+// fold means with ± one standard deviation, and every fold's values.
+func (s *Summary) HTML() []byte {
+	p := report.NewPage("piopt experiment: PI-OPT vs SUP vs random")
+	p.Paragraph(fmt.Sprintf("Test-fold means over %d folds (± standard deviation across folds). Metric conventions: %s.",
+		len(s.Folds), s.Conventions.Text))
+	header := []string{"metric"}
+	for _, pol := range s.Policies {
+		header = append(header, policyTitle[pol])
+	}
+	var rows [][]string
+	for _, m := range s.Metrics {
+		row := []string{m}
+		for _, pol := range s.Policies {
+			row = append(row, fmt.Sprintf("%.4f ± %.4f", s.Mean[m][pol], s.Std[m][pol]))
+		}
+		rows = append(rows, row)
+	}
+	p.Table(header, rows)
+	series := make([]string, len(s.Policies))
+	for i, pol := range s.Policies {
+		series[i] = policyTitle[pol]
+	}
+	vals := make([][]float64, len(s.Metrics))
+	errs := make([][]float64, len(s.Metrics))
+	for i, m := range s.Metrics {
+		for _, pol := range s.Policies {
+			vals[i] = append(vals[i], s.Mean[m][pol])
+			errs[i] = append(errs[i], s.Std[m][pol])
+		}
+	}
+	p.Figure(report.BarChart(s.Metrics, series, vals, errs, report.Title("Test-fold metric (mean ± std over folds)"),
+		report.YLabel("metric value")), "Bars: mean over folds; whiskers: ± one standard deviation across folds.")
+	p.Heading(2, "Per fold")
+	header = []string{"fold"}
+	for _, m := range s.Metrics {
+		for _, pol := range s.Policies {
+			header = append(header, m+" "+policyTitle[pol])
+		}
+	}
+	rows = rows[:0]
+	for _, f := range s.Folds {
+		row := []string{fmt.Sprint(f.Fold)}
+		for _, m := range s.Metrics {
+			for _, pol := range s.Policies {
+				row = append(row, fmt.Sprintf("%.4f", f.Values[m][pol]))
+			}
+		}
+		rows = append(rows, row)
+	}
+	p.Table(header, rows)
+	p.Heading(2, "Settings")
+	var cfg strings.Builder
+	for _, k := range slices.Sorted(maps.Keys(s.Config)) {
+		fmt.Fprintf(&cfg, "%s: %v\n", k, s.Config[k])
+	}
+	p.Pre(cfg.String())
+	return p.HTML()
+}

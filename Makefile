@@ -32,6 +32,16 @@ demo: build
 	./$(BIN) synth --out $(DEMO)/folds
 	./$(BIN) experiment --folds $(DEMO)/folds --out $(DEMO)/results
 
+# fuzz runs each fuzzer of the parsers for FUZZTIME (go test runs one fuzz
+# target at a time). Findings land in the package's testdata/fuzz.
+FUZZTIME ?= 1m
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParseLine$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzParseFloat32$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyAttrs$$' -fuzztime $(FUZZTIME) ./internal/xgboost
+
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)

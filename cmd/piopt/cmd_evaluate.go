@@ -13,9 +13,9 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/atomicfile"
-	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -24,10 +24,10 @@ func evaluateCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log's queries and documents refer to"},
 		&cli.StringFlag{Name: "logs", Required: true, Usage: "slate log `FILE` (piopt-log v1; gzip allowed)"},
-		&cli.IntFlag{Name: "slots", Usage: "slate length `L` (default: the log's header)"},
+		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "the log's header"},
 		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that drew the log (default: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default: the log's header)"},
-		&cli.IntFlag{Name: "candidates", Usage: "candidates `M` per query of the logging policy (default: the log's header)"},
+		&cli.IntFlag{Name: "candidates", Usage: "candidates `M` per query of the logging policy", DefaultText: "the log's header"},
 		&cli.StringFlag{Name: "metric", Usage: "reward `METRIC` of the log, ndcg or err, for onpolicy (default: the log's header)"},
 		&cli.Float64Flag{Name: "delta", Value: 0.05, Usage: "every interval holds with probability ≥ 1 − `DELTA`"},
 		&cli.IntFlag{Name: "bootstrap", Value: 200, Usage: "Poisson-bootstrap `REPLICATES` (0: no bootstrap interval)"},

@@ -14,11 +14,11 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/internal/report"
 	"github.com/piopt/piopt/internal/xgboost"
-	"github.com/piopt/piopt/internal/offpolicy"
-	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -27,12 +27,12 @@ import (
 func opeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "target", Required: true, Usage: "target policy `SPEC`: its top L candidates (feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1])"},
-		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "slates of a PI-OPT model target: greedy or exact"},
+		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of a PI-OPT model target's slates: greedy or exact"},
 		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
-		&cli.IntFlag{Name: "dm-depth", Value: 6, Usage: "depth of DM's regression tree"},
-		&cli.Float64Flag{Name: "dm-l1", Value: policy.DefaultLassoL1, Usage: "L1 weight of DM's lasso"},
+		&cli.IntFlag{Name: "dm-depth", Value: 6, Usage: "`DEPTH` of DM's regression tree"},
+		&cli.Float64Flag{Name: "dm-l1", Value: policy.DefaultLassoL1, Usage: "L1 weight `W` of DM's lasso"},
 		&cli.StringFlag{Name: "policy-data", Usage: "labelled `FILE` the tree:/lasso: rankers are fitted on (default: --data)"},
-		&cli.IntFlag{Name: "threads", Usage: "threads (0: all cores); results do not depend on it"},
+		&cli.IntFlag{Name: "threads", Usage: "`N` threads; results do not depend on it", DefaultText: "all cores"},
 	}
 }
 
@@ -47,8 +47,8 @@ func evaluateSweepCommand() *cli.Command {
 		&cli.Int64Flag{Name: "samples", Value: 1000000, Usage: "largest log size `N`"},
 		&cli.IntFlag{Name: "runs", Value: 10, Usage: "independent logs `R`"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of run 1; run k uses SEED+k−1, the log `piopt simulate --seed SEED+k−1` writes"},
-		&cli.Int64Flag{Name: "min-samples", Value: 100, Usage: "smallest log size of the grid"},
-		&cli.IntFlag{Name: "points-per-decade", Value: 4, Usage: "grid points per factor 10 of log size"},
+		&cli.Int64Flag{Name: "min-samples", Value: 100, Usage: "smallest log size `N` of the grid"},
+		&cli.IntFlag{Name: "points-per-decade", Value: 4, Usage: "grid points `K` per factor 10 of log size"},
 		&cli.IntFlag{Name: "dm-max-train", Value: 50000, Usage: "DM trains on the first min(n/2, `ROWS`) samples at log size n (0: n/2, as the paper; each fit costs seconds per 10^5 rows)"},
 		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to `FILE`"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report with the RMSE chart to `FILE`"},

@@ -27,7 +27,7 @@ rounding (XGBoost sums trees in float32, piopt in float64).`,
 			&cli.StringFlag{Name: "data", Usage: "LETOR `FILE` to score", Required: true},
 			&cli.StringFlag{Name: "model", Usage: "model `FILE` from piopt train (binary or .json)", Required: true},
 			&cli.StringFlag{Name: "out", Usage: "scores `FILE`", Required: true},
-			&cli.IntFlag{Name: "threads", Usage: "inference threads", DefaultText: "all cores; results do not depend on it"},
+			&cli.IntFlag{Name: "threads", Usage: "inference threads `N`", DefaultText: "all cores; results do not depend on it"},
 		}, dataFlags()...),
 		Action: runPredict,
 	}

@@ -31,10 +31,10 @@ byte-identical files on any number of cores.
 and 830 MB over all 20 files, written in seconds. --queries 10000 is
 MSLR-WEB10K's size: 1.2 M documents, 8.6 GB over all files, under a minute.`,
 		Flags: []cli.Flag{
-			&cli.StringFlag{Name: "out", Required: true, Usage: "output folder"},
-			&cli.IntFlag{Name: "queries", Value: synth.DefaultQueries, Usage: "number of queries over the five partitions (10000: MSLR-WEB10K size)"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random seed; the same seed gives the same bytes"},
-			&cli.IntFlag{Name: "threads", Usage: "generator threads; does not change the output", DefaultText: "all cores"},
+			&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
+			&cli.IntFlag{Name: "queries", Value: synth.DefaultQueries, Usage: "number of queries `N` over the five partitions (10000: MSLR-WEB10K size)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`; the same seed gives the same bytes"},
+			&cli.IntFlag{Name: "threads", Usage: "generator threads `N`; does not change the output", DefaultText: "all cores"},
 		},
 		Action: func(c *cli.Context) error {
 			start := time.Now()

@@ -207,3 +207,31 @@ func TestTrainParams(t *testing.T) {
 		}
 	}
 }
+
+// experiment stops early after 50 rounds unless told otherwise or running
+// the paper's preset.
+func TestExperimentParams(t *testing.T) {
+	var got trainer.Params
+	app := &cli.App{Flags: trainFlags(), Action: func(c *cli.Context) (err error) {
+		got, err = experimentParams(c)
+		return err
+	}}
+	paper, _ := trainer.Preset("paper")
+	for _, c := range []struct {
+		args []string
+		want int
+	}{
+		{nil, DefaultExperimentEarlyStopping},
+		{[]string{"--early-stopping", "0"}, 0},
+		{[]string{"--early-stopping", "7"}, 7},
+		{[]string{"--preset", "paper"}, paper.EarlyStopping},
+		{[]string{"--preset", "paper", "--early-stopping", "9"}, 9},
+	} {
+		if err := app.Run(append([]string{"x"}, c.args...)); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if got.EarlyStopping != c.want {
+			t.Errorf("%v: early stopping %d, want %d", c.args, got.EarlyStopping, c.want)
+		}
+	}
+}

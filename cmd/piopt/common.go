@@ -14,11 +14,11 @@ import (
 // dataFlags are the flags of every command that reads a LETOR file.
 func dataFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.IntFlag{Name: "features", Usage: "feature count N", DefaultText: "the largest index seen"},
-		&cli.IntFlag{Name: "max-label", Value: 4, Usage: "highest relevance grade accepted (MSLR: 4)"},
-		&cli.StringFlag{Name: "query-file", Usage: "LightGBM-style group sizes for a file without qid: (default: FILE.query if present)"},
+		&cli.IntFlag{Name: "features", Usage: "feature count `N`", DefaultText: "the largest index seen"},
+		&cli.IntFlag{Name: "max-label", Value: 4, Usage: "highest relevance grade `G` accepted (MSLR: 4)"},
+		&cli.StringFlag{Name: "query-file", Usage: "LightGBM-style group sizes `FILE` for a data file without qid:", DefaultText: "DATA.query if present"},
 		&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the binary cache of parsed files"},
-		&cli.StringFlag{Name: "cache-dir", Usage: "folder of the binary cache (default: the user cache folder)", EnvVars: []string{"PIOPT_CACHE"}},
+		&cli.StringFlag{Name: "cache-dir", Usage: "`DIR` of the binary cache", DefaultText: "the user cache folder", EnvVars: []string{"PIOPT_CACHE"}},
 	}
 }
 
@@ -68,9 +68,9 @@ func loadFile(c *cli.Context, path string) (*data.Dataset, error) {
 // scores slates.
 func conventionFlags() []cli.Flag {
 	return []cli.Flag{
-		&cli.StringFlag{Name: "discount", Value: "log2", Usage: "DCG discount: log2 = 1/log2(j+1) (paper's text, all libraries) or max2 = 1/log2(max(j,2)) (the authors' scripts)"},
-		&cli.IntFlag{Name: "empty-ndcg", Value: 0, Usage: "NDCG of a query without relevant docs: 0 (scikit-learn, paper's scripts) or 1 (LightGBM, XGBoost)"},
-		&cli.IntFlag{Name: "maxrel", Usage: "ERR's maxrel", DefaultText: "the data's highest grade"},
+		&cli.StringFlag{Name: "discount", Value: "log2", Usage: "DCG `DISCOUNT`: log2 = 1/log2(j+1) (paper's text, all libraries) or max2 = 1/log2(max(j,2)) (the authors' scripts)"},
+		&cli.IntFlag{Name: "empty-ndcg", Value: 0, Usage: "NDCG `V` of a query without relevant docs: 0 (scikit-learn, paper's scripts) or 1 (LightGBM, XGBoost)"},
+		&cli.IntFlag{Name: "maxrel", Usage: "ERR's `MAXREL`", DefaultText: "the data's highest grade"},
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/piopt/piopt/eval"
@@ -214,7 +215,7 @@ func (p *Plan) Weight(q int, s []int32) float64 {
 func (p *Plan) Ratio(q int, s []int32) float64 {
 	qp := &p.queries[q]
 	if qp.star != nil {
-		if slicesEqual(qp.star, s) {
+		if slices.Equal(qp.star, s) {
 			return qp.invMu
 		}
 		return 0

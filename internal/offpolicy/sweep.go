@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -136,28 +137,12 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	}
 	threads = min(threads, cfg.Runs)
 	states := make([]*runState, cfg.Runs)
-	errs := make([]error, cfg.Runs)
 	start := time.Now()
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				states[k], errs[k] = p.simulateRun(ctx, cfg, grid, ck, dmKeep, res.Seeds[k])
-			}
-		}()
-	}
-	for k := range cfg.Runs {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
+	if err := eachRun(cfg.Runs, threads, func(k int) (err error) {
+		states[k], err = p.simulateRun(ctx, cfg, grid, ck, dmKeep, res.Seeds[k])
+		return err
+	}); err != nil {
+		return nil, err
 	}
 	res.SimulateTime = time.Since(start)
 	for k, st := range states {
@@ -174,25 +159,10 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 				res.Values[v.Name][k] = nanSlice(len(grid))
 			}
 		}
-		next := make(chan int)
-		for range threads {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				for k := range next {
-					errs[k] = p.sweepDM(ctx, cfg, grid, ck, dmKeep, states[k], res, k)
-				}
-			}()
-		}
-		for k := range states {
-			next <- k
-		}
-		close(next)
-		wg.Wait()
-		for _, err := range errs {
-			if err != nil {
-				return nil, err
-			}
+		if err := eachRun(len(states), threads, func(k int) error {
+			return p.sweepDM(ctx, cfg, grid, ck, dmKeep, states[k], res, k)
+		}); err != nil {
+			return nil, err
 		}
 		res.DMTime = time.Since(start)
 	}
@@ -316,7 +286,7 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 		qp := &p.queries[q]
 		pi.Add(r, impute.SlateSum(qp.g, qp.m, s))
 		ratio := 0.0
-		if slicesEqual(qp.star, s) {
+		if slices.Equal(qp.star, s) {
 			ratio = qp.invMu
 		}
 		ips.Add(r, ratio)
@@ -339,4 +309,33 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 		return nil, err
 	}
 	return st, nil
+}
+
+// eachRun calls f(k) for k = 0..runs−1 on up to threads goroutines and
+// returns the error of the lowest k that failed, so the error does not
+// depend on scheduling.
+func eachRun(runs, threads int, f func(k int) error) error {
+	errs := make([]error, runs)
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range max(1, min(threads, runs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for k := range next {
+				errs[k] = f(k)
+			}
+		}()
+	}
+	for k := range runs {
+		next <- k
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }

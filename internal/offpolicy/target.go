@@ -15,6 +15,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/ranker"
@@ -66,7 +67,7 @@ func (t *Target) Marginals(q int) []float64 {
 // slate probabilities (a stochastic target given by marginals only).
 func (t *Target) Prob(q int, s []int32) float64 {
 	if t.slates != nil {
-		if slicesEqual(t.Slate(q), s) {
+		if slices.Equal(t.Slate(q), s) {
 			return 1
 		}
 		return 0
@@ -75,18 +76,6 @@ func (t *Target) Prob(q int, s []int32) float64 {
 		return math.NaN()
 	}
 	return t.prob(q, s)
-}
-
-func slicesEqual(a, b []int32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // NewDeterministicTarget returns the target that shows slate(q) on query q:

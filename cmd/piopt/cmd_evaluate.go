@@ -34,7 +34,7 @@ func evaluateCommand() *cli.Command {
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of the bootstrap and of training"},
 		&cli.StringFlag{Name: "reward-range", Value: "0,1", Usage: "`LO,HI` bounding every reward (the intervals assume it; NDCG and ERR: 0,1)"},
 		&cli.Float64Flag{Name: "dm-train", Value: 0.5, Usage: "`FRACTION` of the log (its first part) DM trains on; it is evaluated on the rest"},
-		&cli.StringFlag{Name: "json", Usage: "write the estimates as JSON to `FILE`: one object per estimator keyed by its name"},
+		&cli.StringFlag{Name: "json", Usage: "write the estimates as JSON to `FILE`: one object per estimator keyed by its name (pi, wpi, ips, wips, dm, onpolicy), each with value, n, intervals, weight diagnostics and the setup"},
 	}
 	return &cli.Command{
 		Name:  "evaluate",
@@ -275,9 +275,21 @@ func runEvaluate(c *cli.Context) error {
 	}
 	writeEvaluateTable(os.Stdout, &info, res)
 	if p := c.String("json"); p != "" {
-		out := map[string]any{"setup": info, "gamma": res.Gamma}
+		// Every top-level key is an estimator, so a reader can take them
+		// all; the setup rides along in each, and Γ's conditioning in the
+		// estimators that use Γ.
+		type estimateJSON struct {
+			*offpolicy.Estimate
+			Gamma []offpolicy.GammaInfo `json:"gamma,omitempty"`
+			Setup *evaluateSetupJSON    `json:"setup"`
+		}
+		out := make(map[string]estimateJSON, len(res.Names))
 		for _, name := range res.Names {
-			out[name] = res.Estimates[name]
+			e := estimateJSON{Estimate: res.Estimates[name], Setup: &info}
+			if name == offpolicy.PI || name == offpolicy.WPI {
+				e.Gamma = res.Gamma
+			}
+			out[name] = e
 		}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {

@@ -58,6 +58,18 @@ func TestEvaluateJSONAndSweepAgree(t *testing.T) {
 	if err := json.Unmarshal(mustReadOPE(t, out), &est); err != nil {
 		t.Fatal(err)
 	}
+	// Every top-level key is an estimator with a value.
+	for name, raw := range est {
+		var e struct {
+			Value *float64 `json:"value"`
+			Setup *struct {
+				Slots int `json:"slots"`
+			} `json:"setup"`
+		}
+		if err := json.Unmarshal(raw, &e); err != nil || e.Value == nil || e.Setup == nil || e.Setup.Slots == 0 {
+			t.Errorf("top-level key %q is not an estimator with value and setup: %.200s (%v)", name, raw, err)
+		}
+	}
 	values := map[string]float64{}
 	for _, name := range []string{"pi", "wpi", "ips", "wips", "onpolicy"} {
 		var e struct {

@@ -23,6 +23,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/piopt/piopt/data"
@@ -182,13 +183,13 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	// One maxrel for the whole experiment (DESIGN.md): the highest grade of
 	// every file unless given.
 	if r.cfg.Conventions.MaxRel == 0 {
-		for _, f := range cfg.Folds {
+		for i, f := range cfg.Folds {
 			for _, p := range []string{f.Train, f.Test} {
-				ds, err := r.load(ctx, p)
+				g, err := r.maxLabel(ctx, p, i == 0)
 				if err != nil {
 					return nil, err
 				}
-				r.cfg.Conventions.MaxRel = max(r.cfg.Conventions.MaxRel, ds.MaxLabel())
+				r.cfg.Conventions.MaxRel = max(r.cfg.Conventions.MaxRel, g)
 			}
 		}
 	}
@@ -264,6 +265,7 @@ func (r *runner) logf(format string, args ...any) {
 	}
 }
 
+// load returns the dataset at path, loading it unless it is kept.
 func (r *runner) load(ctx context.Context, path string) (*data.Dataset, error) {
 	if ds, ok := r.loaded[path]; ok {
 		return ds, nil
@@ -272,15 +274,47 @@ func (r *runner) load(ctx context.Context, path string) (*data.Dataset, error) {
 	if err != nil {
 		return nil, err
 	}
-	// Keep only the current fold's files in memory (about 3 at a time).
-	if len(r.loaded) > 4 {
-		r.loaded = nil
-	}
 	if r.loaded == nil {
 		r.loaded = map[string]*data.Dataset{}
 	}
 	r.loaded[path] = ds
 	return ds, nil
+}
+
+// keepOnly drops every loaded dataset but those at paths, so that only the
+// current fold's files stay in memory.
+func (r *runner) keepOnly(paths ...string) {
+	for p := range r.loaded {
+		if !slices.Contains(paths, p) {
+			delete(r.loaded, p)
+		}
+	}
+}
+
+// readKey is the part of the cache keys that says how files are read.
+func (r *runner) readKey() string {
+	return key("read", r.cfg.Read.Features, r.cfg.Read.MaxLabel)
+}
+
+// maxLabel returns the highest grade in the file at path. It is cached in
+// Out, so that a resumed run does not parse every file again just for it;
+// keep keeps the dataset it loads for the fold that needs it next.
+func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, error) {
+	cache := filepath.Join(r.cfg.Out, "maxlabel-"+key("maxlabel", fileID(path), r.readKey())+".txt")
+	if b, err := os.ReadFile(cache); err == nil {
+		if g, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			return g, nil
+		}
+	}
+	ds, err := r.load(ctx, path)
+	if err != nil {
+		return 0, err
+	}
+	if !keep {
+		delete(r.loaded, path)
+	}
+	g := ds.MaxLabel()
+	return g, atomicfile.WriteFile(cache, []byte(strconv.Itoa(g)+"\n"))
 }
 
 // fileID identifies an input file's content for cache keys.
@@ -314,7 +348,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 		return nil, err
 	}
 	trainID, valiID, testID := fileID(f.Train), fileID(f.Vali), fileID(f.Test)
-	readKey := fmt.Sprintf("%+v", c.Read.Features) + strconv.Itoa(c.Read.MaxLabel)
+	readKey := r.readKey()
 	resultKey := key("result", trainID, valiID, testID, readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics)
 	resultPath := filepath.Join(dir, "result-"+resultKey+".json")
@@ -328,6 +362,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	res := &FoldResult{Fold: f.Number, Values: map[string]map[string]float64{}, Stderr: map[string]float64{},
 		Seconds: map[string]float64{}}
 
+	r.keepOnly(f.Train, f.Vali, f.Test)
 	train, err := r.load(ctx, f.Train)
 	if err != nil {
 		return nil, err
@@ -339,7 +374,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 
 	// SUP, once per fold.
 	supPath := filepath.Join(dir, "sup-"+key("sup", trainID, valiID, readKey, c.Params, c.SupTarget)+".model")
-	if err := r.trainStage(ctx, res, f, "sup", supPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+	sup, err := r.trainStage(ctx, res, f, "sup", supPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
 		tm, err := features.SUP(train, c.SupTarget)
 		if err != nil {
 			return nil, nil, c.Params, err
@@ -351,10 +386,11 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 			}
 		}
 		return tm, vm, c.Params, nil
-	}); err != nil {
+	})
+	if err != nil {
 		return nil, err
 	}
-	models := []string{supPath}
+	models := []*ranker.Model{sup}
 	names := []string{SUP}
 
 	if c.LambdaMART {
@@ -362,7 +398,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 		p.Objective = trainer.ObjectiveRankNDCG
 		p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
 		lmPath := filepath.Join(dir, "lambdamart-"+key("lambdamart", trainID, valiID, readKey, p)+".model")
-		if err := r.trainStage(ctx, res, f, "lambdamart", lmPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+		lm, err := r.trainStage(ctx, res, f, "lambdamart", lmPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
 			tm, err := features.LambdaMART(train)
 			if err != nil {
 				return nil, nil, p, err
@@ -374,10 +410,11 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 				}
 			}
 			return tm, vm, p, nil
-		}); err != nil {
+		})
+		if err != nil {
 			return nil, err
 		}
-		models = append(models, lmPath)
+		models = append(models, lm)
 		names = append(names, LambdaMART)
 	}
 
@@ -405,7 +442,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 			}
 		}
 		piPath := filepath.Join(dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, c.Params)))
-		if err := r.trainStage(ctx, res, f, "pi-opt "+k.String(), piPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+		pi, err := r.trainStage(ctx, res, f, "pi-opt "+k.String(), piPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
 			tm, err := features.PIOPT(train, tg)
 			if err != nil {
 				return nil, nil, c.Params, err
@@ -417,10 +454,11 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 				}
 			}
 			return tm, vm, c.Params, nil
-		}); err != nil {
+		})
+		if err != nil {
 			return nil, err
 		}
-		models = append(models, piPath)
+		models = append(models, pi)
 		names = append(names, PIOPT+"-"+k.String())
 	}
 
@@ -429,18 +467,10 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	loaded := make([]*ranker.Model, len(models))
-	for i, p := range models {
-		if loaded[i], err = ranker.LoadModel(p); err != nil {
-			return nil, err
-		}
-	}
-	metrics := make([]eval.Kind, 0, 2)
-	metrics = append(metrics, c.Metrics...)
 	start := time.Now()
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: rank test", f.Number), 0, "docs")
-	rep, err := ranker.Evaluate(ctx, test, loaded, ranker.EvalOptions{
-		Slots: c.Slots, Slate: c.Slate, Metrics: metrics, Conventions: c.Conventions,
+	rep, err := ranker.Evaluate(ctx, test, models, ranker.EvalOptions{
+		Slots: c.Slots, Slate: c.Slate, Metrics: c.Metrics, Conventions: c.Conventions,
 		RandomSamples: c.RandomSamples, Seed: c.Seed, Names: names, Progress: bar,
 	})
 	bar.Done()
@@ -467,9 +497,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 		res.Values[name] = v
 		res.Stderr[name] = rep.RandomStderr[name]
 	}
-	if rep.GreedyVsExact != nil {
-		res.Greedy = rep.GreedyVsExact
-	}
+	res.Greedy = rep.GreedyVsExact
 	r.logf("fold %d: %s", f.Number, foldLine(res, r.cfg))
 	b, err := json.MarshalIndent(res, "", "  ")
 	if err != nil {
@@ -547,37 +575,37 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 	return tg, nil
 }
 
-// trainStage trains a model unless path already holds one.
+// trainStage trains a model unless path already holds one, and returns it
+// loaded for ranking.
 func (r *runner) trainStage(ctx context.Context, res *FoldResult, f Fold, what, path string,
-	build func() (train, valid *features.Matrix, p trainer.Params, err error)) error {
+	build func() (train, valid *features.Matrix, p trainer.Params, err error)) (*ranker.Model, error) {
 	if exists(path) {
-		if _, err := ranker.LoadModel(path); err == nil {
+		if m, err := ranker.LoadModel(path); err == nil {
 			r.logf("fold %d: %s model reused (%s)", f.Number, what, path)
-			return nil
+			return m, nil
 		}
 	}
 	start := time.Now()
 	tm, vm, p, err := build()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: train %s", f.Number, what), int64(p.Trees), "trees")
 	model, err := trainer.Train(ctx, tm, vm, p, func(rd trainer.Round) {
-		if bar != nil {
-			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
-			bar.Add(1)
-		}
+		bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
+		bar.Add(1)
 	})
 	bar.Done()
 	if err != nil {
-		return err
+		return nil, err
 	}
 	defer model.Close()
 	if err := model.Save(path); err != nil {
-		return err
+		return nil, err
 	}
 	sec := time.Since(start).Seconds()
 	res.Seconds["train "+what] = sec
 	r.logf("fold %d: trained %s (%d rows, %d trees) in %.1fs", f.Number, what, tm.Rows, model.Rounds, sec)
-	return nil
+	// Ranking reads the saved file, as a later run reusing it would.
+	return ranker.LoadModel(path)
 }

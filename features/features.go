@@ -14,9 +14,10 @@ package features
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
-	"sort"
+	"slices"
 	"strings"
 	"sync"
 
@@ -98,19 +99,11 @@ func checkDataset(ds *data.Dataset) error {
 // describeTargets turns a targets header into the model's description of
 // how its targets were made: its key=value pairs, sorted.
 func describeTargets(h map[string]string) string {
-	keys := make([]string, 0, len(h))
-	for k := range h {
-		keys = append(keys, k)
+	var kv []string
+	for _, k := range slices.Sorted(maps.Keys(h)) {
+		kv = append(kv, k+"="+h[k])
 	}
-	sort.Strings(keys)
-	var b strings.Builder
-	for i, k := range keys {
-		if i > 0 {
-			b.WriteByte(' ')
-		}
-		b.WriteString(k + "=" + h[k])
-	}
-	return b.String()
+	return strings.Join(kv, " ")
 }
 
 // PIOPT builds the PI-OPT matrix: for target row r (query x, doc a, slot j)
@@ -161,7 +154,7 @@ func PIOPT(ds *data.Dataset, t *data.Targets) (*Matrix, error) {
 		for r := lo; r < hi; r++ {
 			doc := ds.QueryOffsets[t.Query[r]] + int(t.Doc[r])
 			row := m.X[r*cols : (r+1)*cols]
-			copy(row, ds.Features[doc*F:(doc+1)*F])
+			copy(row, ds.Row(doc))
 			row[F+int(t.Slot[r])-1] = 1 // the rest of the one-hot is already 0
 			m.Labels[r] = float32(t.Target[r])
 			m.Weights[r] = float32(t.Weight[r])
@@ -252,7 +245,7 @@ func Scoring(ds *data.Dataset, slots int) (m *Matrix, offsets []int, err error) 
 			for d := lo; d < hi; d++ {
 				for j := range lx {
 					row := m.X[r*cols : (r+1)*cols]
-					copy(row, ds.Features[d*F:(d+1)*F])
+					copy(row, ds.Row(d))
 					row[F+j] = 1
 					r++
 				}

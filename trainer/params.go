@@ -47,9 +47,6 @@ type Params struct {
 	// improved for this many rounds, and keeps the trees up to the best
 	// round. 0 trains all Trees rounds.
 	EarlyStopping int
-	// Build is how the training matrix reaches XGBoost; the quantile
-	// matrix is the leanest (see internal/xgboost).
-	Build xgboost.Build
 }
 
 // Defaults are practical settings: 300 trees of 70 leaves at learning rate
@@ -113,9 +110,6 @@ func (p Params) Validate() error {
 	}
 	if _, err := parseMetric(p.metric(), p.objective()); err != nil {
 		return fmt.Errorf("--eval-metric: %w", err)
-	}
-	if _, err := xgboost.ParseBuild(p.Build.String()); err != nil {
-		return err
 	}
 	return nil
 }

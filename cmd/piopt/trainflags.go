@@ -9,7 +9,7 @@ import (
 )
 
 // trainFlags are the hyper-parameter flags of every command that trains
-// (train, experiment, evaluate). Their defaults are trainer.Defaults();
+// (train, experiment). Their defaults are trainer.Defaults();
 // --preset replaces those, and any flag given explicitly overrides both.
 func trainFlags() []cli.Flag {
 	d := trainer.Defaults()
@@ -37,29 +37,23 @@ func trainParams(c *cli.Context) (trainer.Params, error) {
 			return p, fmt.Errorf("--preset: %w", err)
 		}
 	}
-	if c.IsSet("trees") {
-		p.Trees = c.Int("trees")
+	// Only flags given explicitly override the preset (cli's Destination
+	// would write the defaults too).
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"trees", &p.Trees}, {"leaves", &p.Leaves}, {"max-bin", &p.MaxBin}, {"threads", &p.Threads}, {"early-stopping", &p.EarlyStopping}} {
+		if c.IsSet(f.name) {
+			*f.dst = c.Int(f.name)
+		}
 	}
-	if c.IsSet("leaves") {
-		p.Leaves = c.Int("leaves")
-	}
-	if c.IsSet("learning-rate") {
-		p.LearningRate = c.Float64("learning-rate")
-	}
-	if c.IsSet("subsample") {
-		p.Subsample = c.Float64("subsample")
-	}
-	if c.IsSet("max-bin") {
-		p.MaxBin = c.Int("max-bin")
-	}
-	if c.IsSet("min-child-weight") {
-		p.MinChildWeight = c.Float64("min-child-weight")
-	}
-	if c.IsSet("lambda") {
-		p.Lambda = c.Float64("lambda")
-	}
-	if c.IsSet("threads") {
-		p.Threads = c.Int("threads")
+	for _, f := range []struct {
+		name string
+		dst  *float64
+	}{{"learning-rate", &p.LearningRate}, {"subsample", &p.Subsample}, {"min-child-weight", &p.MinChildWeight}, {"lambda", &p.Lambda}} {
+		if c.IsSet(f.name) {
+			*f.dst = c.Float64(f.name)
+		}
 	}
 	if c.IsSet("seed") {
 		s := c.Uint64("seed")
@@ -67,9 +61,6 @@ func trainParams(c *cli.Context) (trainer.Params, error) {
 			return p, fmt.Errorf("--seed %d: at most %d", s, int64(math.MaxInt64))
 		}
 		p.Seed = int64(s)
-	}
-	if c.IsSet("early-stopping") {
-		p.EarlyStopping = c.Int("early-stopping")
 	}
 	return p, p.Validate()
 }

@@ -9,7 +9,7 @@ const Available = false
 func Version() (major, minor, patch int) { return 0, 0, 0 }
 
 // DMatrix is XGBoost's data matrix; without cgo none can be made.
-type DMatrix struct{ rows, cols int }
+type DMatrix struct{}
 
 // NewDMatrix returns ErrNoCgo (after checking d, so shape errors still show).
 func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
@@ -18,12 +18,6 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	}
 	return nil, ErrNoCgo
 }
-
-// Rows returns the number of rows.
-func (m *DMatrix) Rows() int { return m.rows }
-
-// Cols returns the number of columns.
-func (m *DMatrix) Cols() int { return m.cols }
 
 // Close does nothing.
 func (m *DMatrix) Close() error { return nil }

@@ -67,8 +67,9 @@ static int piopt_iter_next(DataIterHandle h) {
 	return 1;
 }
 
-// piopt_quantile returns 0 on success, -1 when XGBoost failed (message in
-// XGBGetLastError), -2 when the iterator failed (message in err).
+// piopt_quantile returns 0 on success, -1 when the proxy could not be made
+// (message in XGBGetLastError), -2 when making the matrix or the iterator
+// failed (message in err). batch and max_bin are > 0.
 static int piopt_quantile(const float *p, bst_ulong rows, bst_ulong cols, const float *labels,
 		const float *weights, int nthread, int max_bin, DMatrixHandle ref, DMatrixHandle *out,
 		char *err, size_t errn, bst_ulong batch) {
@@ -77,12 +78,9 @@ static int piopt_quantile(const float *p, bst_ulong rows, bst_ulong cols, const 
 	int rc;
 	memset(&it, 0, sizeof it);
 	it.data = p; it.rows = rows; it.cols = cols; it.labels = labels; it.weights = weights;
-	it.batch = batch > 0 ? batch : rows;
+	it.batch = batch;
 	if (XGProxyDMatrixCreate(&it.proxy) != 0) return -1;
-	if (max_bin > 0)
-		snprintf(cfg, sizeof cfg, "{\"missing\":NaN,\"nthread\":%d,\"max_bin\":%d}", nthread, max_bin);
-	else
-		snprintf(cfg, sizeof cfg, "{\"missing\":NaN,\"nthread\":%d}", nthread);
+	snprintf(cfg, sizeof cfg, "{\"missing\":NaN,\"nthread\":%d,\"max_bin\":%d}", nthread, max_bin);
 	rc = XGQuantileDMatrixCreateFromCallback(&it, it.proxy, ref, piopt_iter_reset, piopt_iter_next, cfg, out);
 	if (rc != 0) {
 		// Keep XGBoost's message: freeing the proxy must not overwrite it.
@@ -153,15 +151,15 @@ const quantileBatch = 1 << 16
 
 // DMatrix is XGBoost's data matrix. Close frees it.
 type DMatrix struct {
-	h          C.DMatrixHandle
-	rows, cols int
-	quantile   bool
-	maxBin     int // bins of a quantile matrix
-	cleanup    runtime.Cleanup
+	h        C.DMatrixHandle
+	rows     int
+	quantile bool
+	maxBin   int // bins of a quantile matrix
+	cleanup  runtime.Cleanup
 }
 
-func newDMatrix(h C.DMatrixHandle, rows, cols int, quantile bool) *DMatrix {
-	m := &DMatrix{h: h, rows: rows, cols: cols, quantile: quantile}
+func newDMatrix(h C.DMatrixHandle, rows int, quantile bool) *DMatrix {
+	m := &DMatrix{h: h, rows: rows, quantile: quantile}
 	m.cleanup = runtime.AddCleanup(m, func(h C.DMatrixHandle) { C.XGDMatrixFree(h) }, h)
 	return m
 }
@@ -229,7 +227,7 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	if err != nil {
 		return nil, err
 	}
-	m := newDMatrix(h, d.Rows, d.Cols, opt.Build == BuildQuantile)
+	m := newDMatrix(h, d.Rows, opt.Build == BuildQuantile)
 	m.maxBin = maxBin
 	// A quantile matrix got labels and weights through its iterator, before
 	// sketching; the others get them now.
@@ -250,12 +248,6 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	}
 	return m, nil
 }
-
-// Rows returns the number of rows.
-func (m *DMatrix) Rows() int { return m.rows }
-
-// Cols returns the number of columns.
-func (m *DMatrix) Cols() int { return m.cols }
 
 // Close frees the matrix; a booster that cached it forgets it. Closing
 // twice is harmless.
@@ -615,18 +607,8 @@ func (b *Booster) Predict(m *DMatrix, opt PredictOptions) ([]float32, error) {
 	if m == nil || m.h == nil {
 		return nil, ErrClosed
 	}
-	cfg := C.CString(opt.config())
-	defer C.free(unsafe.Pointer(cfg))
-	var out []float32
-	err := b.do(func(h C.BoosterHandle) error {
-		var shape *C.bst_ulong
-		var dim C.bst_ulong
-		var res *C.float
-		if C.XGBoosterPredictFromDMatrix(h, m.h, cfg, &shape, &dim, &res) != 0 {
-			return lastError("XGBoosterPredictFromDMatrix")
-		}
-		out = copyPrediction(shape, dim, res)
-		return nil
+	out, err := b.predict("XGBoosterPredictFromDMatrix", opt, func(h C.BoosterHandle, cfg *C.char, shape **C.bst_ulong, dim *C.bst_ulong, res **C.float) C.int {
+		return C.XGBoosterPredictFromDMatrix(h, m.h, cfg, shape, dim, res)
 	})
 	runtime.KeepAlive(m)
 	return out, err
@@ -639,6 +621,17 @@ func (b *Booster) PredictDense(x []float32, rows, cols int, opt PredictOptions) 
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
+	out, err := b.predict("XGBoosterPredictFromDense", opt, func(h C.BoosterHandle, cfg *C.char, shape **C.bst_ulong, dim *C.bst_ulong, res **C.float) C.int {
+		return C.piopt_predict_dense(h, f32ptr(x), C.bst_ulong(rows), C.bst_ulong(cols), cfg, shape, dim, res)
+	})
+	runtime.KeepAlive(x)
+	return out, err
+}
+
+// predict runs one of XGBoost's predict calls (named fn in errors) with
+// opt's configuration on the booster's thread and copies the result out
+// before the thread's buffer can be reused.
+func (b *Booster) predict(fn string, opt PredictOptions, call func(h C.BoosterHandle, cfg *C.char, shape **C.bst_ulong, dim *C.bst_ulong, res **C.float) C.int) ([]float32, error) {
 	cfg := C.CString(opt.config())
 	defer C.free(unsafe.Pointer(cfg))
 	var out []float32
@@ -646,13 +639,12 @@ func (b *Booster) PredictDense(x []float32, rows, cols int, opt PredictOptions) 
 		var shape *C.bst_ulong
 		var dim C.bst_ulong
 		var res *C.float
-		if C.piopt_predict_dense(h, f32ptr(x), C.bst_ulong(rows), C.bst_ulong(cols), cfg, &shape, &dim, &res) != 0 {
-			return lastError("XGBoosterPredictFromDense")
+		if call(h, cfg, &shape, &dim, &res) != 0 {
+			return lastError(fn)
 		}
 		out = copyPrediction(shape, dim, res)
 		return nil
 	})
-	runtime.KeepAlive(x)
 	return out, err
 }
 
@@ -662,19 +654,26 @@ func (b *Booster) Save(f Format) ([]byte, error) {
 	if err := f.valid(); err != nil {
 		return nil, err
 	}
-	cfg := C.CString(`{"format":"` + string(f) + `"}`)
-	defer C.free(unsafe.Pointer(cfg))
 	var out []byte
-	err := b.do(func(h C.BoosterHandle) error {
-		var n C.bst_ulong
-		var p *C.char
-		if C.XGBoosterSaveModelToBuffer(h, cfg, &n, &p) != 0 {
-			return lastError("XGBoosterSaveModelToBuffer")
-		}
-		out = C.GoBytes(unsafe.Pointer(p), C.int(n))
-		return nil
+	err := b.do(func(h C.BoosterHandle) (err error) {
+		out, err = saveModel(h, f)
+		return err
 	})
 	return out, err
+}
+
+// saveModel serialises the booster h in format f. It must run on the
+// thread that owns h, and copies the buffer out before another call on the
+// thread reuses it.
+func saveModel(h C.BoosterHandle, f Format) ([]byte, error) {
+	cfg := C.CString(`{"format":"` + string(f) + `"}`)
+	defer C.free(unsafe.Pointer(cfg))
+	var n C.bst_ulong
+	var p *C.char
+	if C.XGBoosterSaveModelToBuffer(h, cfg, &n, &p) != 0 {
+		return nil, lastError("XGBoosterSaveModelToBuffer")
+	}
+	return C.GoBytes(unsafe.Pointer(p), C.int(n)), nil
 }
 
 // Load replaces the model by a saved one (JSON, UBJ or legacy binary).
@@ -735,15 +734,9 @@ func (b *Booster) Slice(begin, end int) (*Booster, error) {
 		// The slice lives on this thread; hand it to a thread of its own
 		// as a saved model, which keeps trees, base score and attributes.
 		defer C.XGBoosterFree(out)
-		cfg := C.CString(`{"format":"ubj"}`)
-		defer C.free(unsafe.Pointer(cfg))
-		var n C.bst_ulong
-		var p *C.char
-		if C.XGBoosterSaveModelToBuffer(out, cfg, &n, &p) != 0 {
-			return lastError("XGBoosterSaveModelToBuffer")
-		}
-		model = C.GoBytes(unsafe.Pointer(p), C.int(n))
-		return nil
+		var err error
+		model, err = saveModel(out, FormatUBJ)
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -778,20 +771,26 @@ func (b *Booster) DeleteAttr(key string) error {
 
 // Attr returns an attribute and whether it exists.
 func (b *Booster) Attr(key string) (value string, ok bool, err error) {
-	ck := C.CString(key)
-	defer C.free(unsafe.Pointer(ck))
-	err = b.do(func(h C.BoosterHandle) error {
-		var out *C.char
-		var found C.int
-		if C.XGBoosterGetAttr(h, ck, &out, &found) != 0 {
-			return lastError("XGBoosterGetAttr(" + key + ")")
-		}
-		if found != 0 {
-			value, ok = C.GoString(out), true
-		}
-		return nil
+	err = b.do(func(h C.BoosterHandle) (err error) {
+		value, ok, err = getAttr(h, key)
+		return err
 	})
 	return value, ok, err
+}
+
+// getAttr reads one attribute of the booster h on the thread that owns it.
+func getAttr(h C.BoosterHandle, key string) (value string, ok bool, err error) {
+	ck := C.CString(key)
+	defer C.free(unsafe.Pointer(ck))
+	var out *C.char
+	var found C.int
+	if C.XGBoosterGetAttr(h, ck, &out, &found) != 0 {
+		return "", false, lastError("XGBoosterGetAttr(" + key + ")")
+	}
+	if found == 0 {
+		return "", false, nil
+	}
+	return C.GoString(out), true, nil
 }
 
 // Attrs returns every attribute.
@@ -811,16 +810,12 @@ func (b *Booster) Attrs() (map[string]string, error) {
 			}
 		}
 		for _, k := range keys {
-			ck := C.CString(k)
-			var out *C.char
-			var found C.int
-			rc := C.XGBoosterGetAttr(h, ck, &out, &found)
-			C.free(unsafe.Pointer(ck))
-			if rc != 0 {
-				return lastError("XGBoosterGetAttr(" + k + ")")
+			v, ok, err := getAttr(h, k)
+			if err != nil {
+				return err
 			}
-			if found != 0 {
-				attrs[k] = C.GoString(out)
+			if ok {
+				attrs[k] = v
 			}
 		}
 		return nil

@@ -134,14 +134,21 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 		if err != nil {
 			return nil, err
 		}
-		r, err := Rank(ds, sc, slots, opt.Slate)
-		if err != nil {
-			return nil, fmt.Errorf("model %s: %w", m.Name(), err)
-		}
+		var r *Ranking
 		if sc.Slots > 0 && rep.GreedyVsExact == nil {
-			if rep.GreedyVsExact, err = CompareSlates(ds, sc, slots, rep.Metrics); err != nil {
-				return nil, err
+			// The first PI-OPT model is ranked both ways for the comparison;
+			// its slates are the chosen method's.
+			g, e, err := rankBoth(ds, sc, slots)
+			if err != nil {
+				return nil, fmt.Errorf("model %s: %w", m.Name(), err)
 			}
+			rep.GreedyVsExact = compareRankings(ds, sc, g, e, rep.Metrics)
+			r = g
+			if opt.Slate == SlateExact {
+				r = e
+			}
+		} else if r, err = Rank(ds, sc, slots, opt.Slate); err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.Name(), err)
 		}
 		rep.Policies = append(rep.Policies, name)
 		rep.Models[name] = m.Name()
@@ -162,7 +169,7 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 				v[q] = scorer.Score(q, r.Slate(q))
 			}
 			rep.PerQuery[name][p] = v
-			rep.Mean[name][p] = mean(v)
+			rep.Mean[name][p], _ = eval.MeanStd(v)
 		}
 		v := make([]float64, nq)
 		var se2 float64
@@ -177,24 +184,13 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 			}
 		}
 		rep.PerQuery[name][PolicyRandom] = v
-		rep.Mean[name][PolicyRandom] = mean(v)
+		rep.Mean[name][PolicyRandom], _ = eval.MeanStd(v)
 		rep.RandomStderr[name] = 0
 		if nq > 0 {
 			rep.RandomStderr[name] = math.Sqrt(se2) / float64(nq)
 		}
 	}
 	return rep, nil
-}
-
-func mean(v []float64) float64 {
-	if len(v) == 0 {
-		return 0
-	}
-	s := 0.0
-	for _, x := range v {
-		s += x
-	}
-	return s / float64(len(v))
 }
 
 // SlateComparison compares the greedy and the exact slates of one PI-OPT
@@ -218,14 +214,27 @@ type SlateComparison struct {
 // CompareSlates builds both the greedy and the exact slates from PI-OPT
 // pair scores and compares their objectives and metrics.
 func CompareSlates(ds *data.Dataset, sc *Scores, slots int, metrics []eval.Metric) (*SlateComparison, error) {
-	g, err := Rank(ds, sc, slots, SlateGreedy)
+	g, e, err := rankBoth(ds, sc, slots)
 	if err != nil {
 		return nil, err
 	}
-	e, err := Rank(ds, sc, slots, SlateExact)
-	if err != nil {
-		return nil, err
+	return compareRankings(ds, sc, g, e, metrics), nil
+}
+
+// rankBoth ranks PI-OPT pair scores with the greedy and the exact method.
+func rankBoth(ds *data.Dataset, sc *Scores, slots int) (g, e *Ranking, err error) {
+	if g, err = Rank(ds, sc, slots, SlateGreedy); err != nil {
+		return nil, nil, err
 	}
+	if e, err = Rank(ds, sc, slots, SlateExact); err != nil {
+		return nil, nil, err
+	}
+	return g, e, nil
+}
+
+// compareRankings compares the greedy ranking g and the exact ranking e of
+// the pair scores sc.
+func compareRankings(ds *data.Dataset, sc *Scores, g, e *Ranking, metrics []eval.Metric) *SlateComparison {
 	c := &SlateComparison{Queries: ds.NumQueries(), Greedy: map[string]float64{}, Exact: map[string]float64{}}
 	st := sc.Stride()
 	for q := range ds.NumQueries() {
@@ -256,7 +265,7 @@ func CompareSlates(ds *data.Dataset, sc *Scores, slots int, metrics []eval.Metri
 			c.Exact[met.Name()] = se / n
 		}
 	}
-	return c, nil
+	return c
 }
 
 // ConventionsJSON is the JSON form of metric conventions in summaries.

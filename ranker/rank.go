@@ -97,11 +97,7 @@ func Rank(ds *data.Dataset, sc *Scores, slots int, method SlateMethod) (*Ranking
 			}
 			continue
 		}
-		if method == SlateExact {
-			s.Exact(v, st, slate)
-		} else {
-			s.Greedy(v, st, slate)
-		}
+		s.Solve(method, v, st, slate)
 		for j, a := range slate {
 			scores[j] = v[int(a)*st+j]
 		}

@@ -104,27 +104,7 @@ func (s *SlateSolver) Exact(scores []float64, stride int, slate []int32) float64
 	clear(s.taken)
 	s.top = grow(s.top, lx)
 	for j := range lx {
-		top := s.top[:0]
-		for a := range m {
-			v := scores[a*stride+j]
-			if len(top) == lx && v <= scores[int(top[lx-1])*stride+j] {
-				continue
-			}
-			// Insert a keeping top sorted by score descending (ties: lower
-			// document first, as documents arrive in increasing order).
-			i := len(top)
-			if i < lx {
-				top = append(top, 0)
-			} else {
-				i = lx - 1
-			}
-			for i > 0 && scores[int(top[i-1])*stride+j] < v {
-				top[i] = top[i-1]
-				i--
-			}
-			top[i] = int32(a)
-		}
-		for _, a := range top {
+		for _, a := range s.top[:topInto(scores, stride, j, s.top)] {
 			s.taken[a] = true
 		}
 	}
@@ -221,28 +201,47 @@ func (s *SlateSolver) hungarian(n, c int) {
 // (SUP, LambdaMART) model. scores has one value per document. It returns
 // the sum of the chosen scores.
 func (s *SlateSolver) Top(scores []float64, slate []int32) float64 {
-	k := 0
-	for a, v := range scores {
-		if k == len(slate) && (k == 0 || v <= scores[slate[k-1]]) {
-			continue
-		}
-		i := k
-		if k < len(slate) {
-			k++
-		} else {
-			i = k - 1
-		}
-		for i > 0 && scores[slate[i-1]] < v {
-			slate[i] = slate[i-1]
-			i--
-		}
-		slate[i] = int32(a)
-	}
+	topInto(scores, 1, 0, slate)
 	o := 0.0
 	for _, a := range slate {
 		o += scores[a]
 	}
 	return o
+}
+
+// topInto fills out with the documents of the len(out) highest values in
+// column col of scores (stride values per document), by value descending,
+// ties to the lower document (documents arrive in increasing order and only
+// a strictly higher value moves one up). It returns how many it placed:
+// min(len(out), number of documents).
+func topInto(scores []float64, stride, col int, out []int32) int {
+	k := 0
+	for a := range len(scores) / stride {
+		v := scores[a*stride+col]
+		if k == len(out) && (k == 0 || v <= scores[int(out[k-1])*stride+col]) {
+			continue
+		}
+		i := k
+		if k < len(out) {
+			k++
+		} else {
+			i = k - 1
+		}
+		for i > 0 && scores[int(out[i-1])*stride+col] < v {
+			out[i] = out[i-1]
+			i--
+		}
+		out[i] = int32(a)
+	}
+	return k
+}
+
+// Solve fills slate by method (greedy or exact) and returns its objective.
+func (s *SlateSolver) Solve(method SlateMethod, scores []float64, stride int, slate []int32) float64 {
+	if method == SlateExact {
+		return s.Exact(scores, stride, slate)
+	}
+	return s.Greedy(scores, stride, slate)
 }
 
 // Random fills slate with a uniformly random ordered choice of len(slate)

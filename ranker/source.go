@@ -18,7 +18,7 @@ package ranker
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -88,7 +88,15 @@ func Order(ds *data.Dataset, scores []float64) []int32 {
 			o[i] = int32(i)
 		}
 		s := scores[lo:hi]
-		sort.SliceStable(o, func(a, b int) bool { return s[o[a]] > s[o[b]] })
+		slices.SortStableFunc(o, func(a, b int32) int {
+			switch {
+			case s[a] > s[b]:
+				return -1
+			case s[a] < s[b]:
+				return 1
+			}
+			return 0
+		})
 	}
 	return out
 }

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/atomicfile"
@@ -100,13 +99,9 @@ func runExperiment(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var metrics []eval.Kind
-	for _, m := range strings.Split(c.String("metrics"), ",") {
-		k, err := eval.ParseKind(strings.TrimSpace(m))
-		if err != nil {
-			return fmt.Errorf("--metrics: %w", err)
-		}
-		metrics = append(metrics, k)
+	metrics, err := parseMetrics("metrics", c.String("metrics"))
+	if err != nil {
+		return err
 	}
 	logging, err := impute.ParseLogging(c.String("logging"))
 	if err != nil {

@@ -48,14 +48,15 @@ metric of every policy (header: qid docs ndcg@3:pi-opt ...).`,
 	}
 }
 
-// parseMetrics reads a comma-separated list of metric kinds.
-func parseMetrics(s string) ([]eval.Kind, error) {
+// parseMetrics reads flag's comma-separated list of metric kinds, without
+// repeats.
+func parseMetrics(flag, s string) ([]eval.Kind, error) {
 	var out []eval.Kind
 	seen := map[eval.Kind]bool{}
 	for _, f := range strings.Split(s, ",") {
 		k, err := eval.ParseKind(strings.TrimSpace(f))
 		if err != nil {
-			return nil, fmt.Errorf("--metric: %w", err)
+			return nil, fmt.Errorf("--%s: %w", flag, err)
 		}
 		if !seen[k] {
 			out = append(out, k)
@@ -66,7 +67,7 @@ func parseMetrics(s string) ([]eval.Kind, error) {
 }
 
 func runRank(c *cli.Context) error {
-	kinds, err := parseMetrics(c.String("metric"))
+	kinds, err := parseMetrics("metric", c.String("metric"))
 	if err != nil {
 		return err
 	}

@@ -179,11 +179,7 @@ func SlotActionTarget(ctx context.Context, name string, c *impute.Candidates, sl
 			buf = append(buf, row...)
 		}
 		s := slate[:c.Slots(q, slots)]
-		if method == ranker.SlateExact {
-			solver.Exact(buf, stride, s)
-		} else {
-			solver.Greedy(buf, stride, s)
-		}
+		solver.Solve(method, buf, stride, s)
 		return s
 	})
 }

@@ -16,9 +16,10 @@ var fastLimit = [...]uint64{
 	1000000 << 24, 10000000 << 24, 100000000 << 24,
 }
 
-// parseFloat32 returns exactly what strconv.ParseFloat(string(s), 32)
-// returns, without allocating, and reports whether the result is a finite
-// number.
+// scanFloat32 parses the field of line that starts at p, up to the next
+// separator or the end, and returns the value, the field's end and whether
+// the value is a finite number. The value is exactly what
+// strconv.ParseFloat(field, 32) returns, without allocating.
 //
 // Most values in LETOR files are plain decimals such as "0.007477" or
 // "-18.567793". For s = ±m/10^k with m < 2^53, k ≤ 8 and |x| < 2^24 the
@@ -31,17 +32,6 @@ var fastLimit = [...]uint64{
 // (10^8·2^25 < 2^53), more than float64's half-ulp, so float64(x) ≠ M.
 // For k = 0 the only rounding is the float32 one. Anything else (exponents,
 // more digits, inf, nan, hex) goes to strconv.ParseFloat.
-func parseFloat32(s []byte) (float32, bool) {
-	v, end, ok := scanFloat32(s, 0)
-	if end != len(s) {
-		// s holds a separator: not a number, but let strconv say so.
-		return parseFloat32Slow(s)
-	}
-	return v, ok
-}
-
-// scanFloat32 parses the field of line that starts at p, up to the next
-// separator or the end, as parseFloat32 does, and returns the field's end.
 func scanFloat32(line []byte, p int) (float32, int, bool) {
 	i, neg := p, false
 	if i < len(line) && (line[i] == '-' || line[i] == '+') {

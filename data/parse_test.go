@@ -378,3 +378,14 @@ func sharedData(t testing.TB) string {
 	}
 	return dir
 }
+
+// parseFloat32 parses all of s as scanFloat32 parses a field: exactly what
+// strconv.ParseFloat(string(s), 32) returns, and whether it is finite.
+func parseFloat32(s []byte) (float32, bool) {
+	v, end, ok := scanFloat32(s, 0)
+	if end != len(s) {
+		// s holds a separator: not a number, but let strconv say so.
+		return parseFloat32Slow(s)
+	}
+	return v, ok
+}

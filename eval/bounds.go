@@ -78,7 +78,7 @@ func BernsteinHalfWidth(n int64, sigma2, rho, delta float64) float64 {
 func Bernstein(s *Sums, b BoundSpec) Interval {
 	v := s.Mean()
 	h := b.rewardScale() * BernsteinHalfWidth(s.N, b.Sigma2, b.Rho(), b.Delta)
-	return b.intersect(v-h, v+h, v)
+	return b.Intersect(v-h, v+h, v)
 }
 
 // BernsteinSelfNormalized returns a Bernstein interval for the
@@ -103,19 +103,19 @@ func BernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
 	wbar, abar := s.W/n, s.RW/n
 	switch {
 	case wbar > 0:
-		return b.intersect((abar-eps)/wbar, (abar+eps)/wbar, v)
+		return b.Intersect((abar-eps)/wbar, (abar+eps)/wbar, v)
 	case wbar < 0:
-		return b.intersect((abar+eps)/wbar, (abar-eps)/wbar, v)
+		return b.Intersect((abar+eps)/wbar, (abar-eps)/wbar, v)
 	case math.Abs(abar) <= eps:
 		return Interval{b.RewardLo, b.RewardHi}
 	}
-	return b.intersect(1, 0, v)
+	return b.Intersect(1, 0, v)
 }
 
-// intersect returns [lo, hi] ∩ [RewardLo, RewardHi]. An empty intersection
+// Intersect returns [lo, hi] ∩ [RewardLo, RewardHi]. An empty intersection
 // (the data contradict the assumptions, an event of probability ≤ δ) is
 // reported as the single point clip(v).
-func (b BoundSpec) intersect(lo, hi, v float64) Interval {
+func (b BoundSpec) Intersect(lo, hi, v float64) Interval {
 	lo, hi = max(lo, b.RewardLo), min(hi, b.RewardHi)
 	if lo > hi {
 		c := b.clip(v)
@@ -152,7 +152,7 @@ func EmpiricalBernstein(s *Sums, b BoundSpec) Interval {
 	vn := max((s.R2W2-n*mean*mean)/(n-1), 0)
 	lo, hi := productRange(b.RewardLo, b.RewardHi, b.WeightLo, b.WeightHi)
 	h := ebHalfWidth(n, vn, hi-lo, b.Delta)
-	return b.intersect(mean-h, mean+h, mean)
+	return b.Intersect(mean-h, mean+h, mean)
 }
 
 func ebHalfWidth(n, variance, length, delta float64) float64 {

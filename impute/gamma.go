@@ -456,14 +456,6 @@ func (g *Gamma) SlateForm(s1, s2 []int32) float64 {
 	return sum
 }
 
-// Form returns uᵀ Γ† v for ℓm vectors, e.g. q_πᵀ Γ† q_π (σ²'s per-context
-// term) with a stochastic target's marginals q_π. O(ℓ²m).
-func (g *Gamma) Form(u, v []float64) float64 {
-	w := make([]float64, g.l*g.m)
-	g.PinvMulVec(w, v)
-	return mat.Dot(mat.NewVecDense(len(u), u), mat.NewVecDense(len(w), w))
-}
-
 // SlateSum returns Σ_j w(j, s_j) = wᵀ1_s for an ℓm vector w, e.g. the PI
 // weight 1_{s*}ᵀ Γ† 1_s of a logged slate s once w = Γ† 1_{s*} is computed
 // for the query's target: O(ℓ) per logged slate.

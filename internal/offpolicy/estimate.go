@@ -33,22 +33,6 @@ type Estimators struct {
 	DM                           []DMVariant
 }
 
-// DMModels returns the distinct regression models the DM variants need, in
-// order of first use.
-func (e Estimators) DMModels() []string {
-	var out []string
-	for _, v := range e.DM {
-		seen := false
-		for _, m := range out {
-			seen = seen || m == v.Model
-		}
-		if !seen {
-			out = append(out, v.Model)
-		}
-	}
-	return out
-}
-
 // Names returns the estimators' JSON keys in canonical order.
 func (e Estimators) Names() []string {
 	var out []string
@@ -235,13 +219,10 @@ func weightEstimate(s *eval.Sums, b eval.BoundSpec, boot *eval.Bootstrap, channe
 	}
 	if boot != nil {
 		// V lies in the reward range, so the percentile interval may be
-		// intersected with it.
+		// intersected with it; when all replicates fall outside, the
+		// interval is the range's end nearest to them.
 		iv := boot.Interval(channel, selfNorm, b.Delta)
-		iv.Lo, iv.Hi = max(iv.Lo, b.RewardLo), min(iv.Hi, b.RewardHi)
-		if iv.Lo > iv.Hi { // all replicates outside the range: its nearest end
-			c := min(iv.Lo, b.RewardHi)
-			iv.Lo, iv.Hi = c, c
-		}
+		iv = b.Intersect(iv.Lo, iv.Hi, iv.Lo)
 		e.Bootstrap = &iv
 	}
 	e.Weights = &WeightStats{

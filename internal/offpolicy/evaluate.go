@@ -8,7 +8,6 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/progress"
 )
 
@@ -64,7 +63,7 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 	p := e.plan
 	qp := &p.queries[q]
 	n := e.pi.N
-	w := impute.SlateSum(qp.g, qp.m, s)
+	w := p.Weight(q, s)
 	e.pi.Add(r, w)
 	ratio := p.Ratio(q, s)
 	if math.IsNaN(ratio) {

@@ -202,6 +202,12 @@ func (p *Plan) Query(q int) Query {
 	return Query{M: qp.m, L: qp.l, Sigma2: qp.sigma2, WLo: qp.wlo, WHi: qp.whi, InvMu: qp.invMu, Value: qp.value}
 }
 
+// Rho returns ρ = max |q_πᵀΓ†1_s|, the PI weights' bound of the paper's
+// Theorem 1, over every query.
+func (p *Plan) Rho() float64 {
+	return eval.BoundSpec{WeightLo: p.WeightLo, WeightHi: p.WeightHi}.Rho()
+}
+
 // Weight returns the PI weight q_πᵀ Γ† 1_s of slate s (candidate indices)
 // on query q.
 func (p *Plan) Weight(q int, s []int32) float64 {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -114,6 +113,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	}
 	// DM checkpoints: every n and n/2 of the grid.
 	var ck []int64
+	dmKeep := int64(0)
 	if len(est.DM) > 0 {
 		set := map[int64]bool{}
 		for _, n := range grid {
@@ -123,9 +123,6 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			ck = append(ck, n)
 		}
 		sort.Slice(ck, func(i, j int) bool { return ck[i] < ck[j] })
-	}
-	dmKeep := int64(0)
-	if len(est.DM) > 0 {
 		dmKeep = grid[len(grid)-1] / 2
 		if cfg.DMMaxTrain > 0 {
 			dmKeep = min(dmKeep, int64(cfg.DMMaxTrain))
@@ -135,7 +132,6 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	threads = min(threads, cfg.Runs)
 	states := make([]*runState, cfg.Runs)
 	start := time.Now()
 	if err := eachRun(cfg.Runs, threads, func(k int) (err error) {
@@ -153,12 +149,9 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	if len(est.DM) > 0 {
 		// DM fits run one per run at a time, in parallel over runs: each
 		// fit is independent of the others and of the thread count.
+		// Their values start as NaN (simulateRun) and are filled in
+		// place.
 		start = time.Now()
-		for k := range states {
-			for _, v := range est.DM {
-				res.Values[v.Name][k] = nanSlice(len(grid))
-			}
-		}
 		if err := eachRun(len(states), threads, func(k int) error {
 			return p.sweepDM(ctx, cfg, grid, ck, dmKeep, states[k], res, k)
 		}); err != nil {
@@ -283,14 +276,9 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 	record()
 	const batch = 1 << 14
 	err := sim.Run(ctx, grid[len(grid)-1], func(q int, s []int32, r float64) error {
-		qp := &p.queries[q]
-		pi.Add(r, impute.SlateSum(qp.g, qp.m, s))
-		ratio := 0.0
-		if slices.Equal(qp.star, s) {
-			ratio = qp.invMu
-		}
-		ips.Add(r, ratio)
-		value += qp.value
+		pi.Add(r, p.Weight(q, s))
+		ips.Add(r, p.Ratio(q, s)) // deterministic targets: never NaN
+		value += p.queries[q].value
 		if counts != nil {
 			counts[q]++
 		}

@@ -63,62 +63,6 @@ except for the part DM trains on.`,
 	}
 }
 
-// opeLogSetup reads the logging setup from a log's header, checking the
-// flags that are set against it.
-type opeLogSetup struct {
-	slots   int
-	logging impute.Logging
-	rankBy  string
-	limit   int
-	metric  string
-}
-
-func readLogSetup(c *cli.Context, lr *data.LogReader) (*opeLogSetup, error) {
-	h := lr.Header()
-	hdrErr := func(err error) error {
-		return &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
-	}
-	s := &opeLogSetup{slots: lr.Slots(), rankBy: h["rank-by"], metric: h["metric"]}
-	if c.IsSet("slots") && c.Int("slots") != s.slots {
-		return nil, headerMismatch(lr, "slots", h["slots"], strconv.Itoa(c.Int("slots")))
-	}
-	if err := checkSlots(s.slots); err != nil {
-		return nil, hdrErr(err)
-	}
-	var err error
-	if s.logging, err = impute.ParseLogging(h["logging"]); err != nil {
-		return nil, hdrErr(err)
-	}
-	if c.IsSet("logging") {
-		flg, err := impute.ParseLogging(c.String("logging"))
-		if err != nil {
-			return nil, fmt.Errorf("--logging: %w", err)
-		}
-		if flg != s.logging {
-			return nil, headerMismatch(lr, "logging", h["logging"], c.String("logging"))
-		}
-	}
-	if c.IsSet("rank-by") && c.String("rank-by") != s.rankBy {
-		return nil, headerMismatch(lr, "rank-by", s.rankBy, c.String("rank-by"))
-	}
-	if s.limit, _, err = h.Int("candidates"); err != nil {
-		return nil, hdrErr(err)
-	}
-	if c.IsSet("candidates") && c.Int("candidates") != s.limit {
-		return nil, headerMismatch(lr, "candidates", strconv.Itoa(s.limit), strconv.Itoa(c.Int("candidates")))
-	}
-	if c.IsSet("metric") {
-		if s.metric != "" && s.metric != c.String("metric") && s.metric != fmt.Sprintf("%s@%d", c.String("metric"), s.slots) {
-			return nil, headerMismatch(lr, "metric", s.metric, c.String("metric"))
-		}
-		s.metric = c.String("metric")
-	}
-	if s.logging.NeedsRanks() && s.rankBy == "" {
-		return nil, hdrErr(fmt.Errorf("logging %s ranks documents but the header has no rank-by=", s.logging))
-	}
-	return s, nil
-}
-
 // logMetric returns the log's reward metric with its conventions: flags
 // when set, else the header's, else the defaults. ok is false when the
 // log names no metric.

@@ -125,6 +125,70 @@ func headerMismatch(lr *data.LogReader, key, have, flag string) error {
 		Err: fmt.Errorf("%w: header %s=%s but --%s %s", data.ErrHeader, key, have, key, flag)}
 }
 
+// logSetup is the logging setup a slate log's header records.
+type logSetup struct {
+	slots   int
+	logging impute.Logging
+	rankBy  string
+	limit   int
+	metric  string
+}
+
+// readLogSetup reads the logging setup from a log's header and checks the
+// flags that are set (--slots, --logging, --rank-by, --candidates,
+// --metric) against it.
+func readLogSetup(c *cli.Context, lr *data.LogReader) (*logSetup, error) {
+	h := lr.Header()
+	hdrErr := func(err error) error {
+		return &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
+	}
+	s := &logSetup{slots: lr.Slots(), rankBy: h["rank-by"], metric: h["metric"]}
+	if c.IsSet("slots") && c.Int("slots") != s.slots {
+		return nil, headerMismatch(lr, "slots", h["slots"], strconv.Itoa(c.Int("slots")))
+	}
+	if err := checkSlots(s.slots); err != nil {
+		return nil, hdrErr(err)
+	}
+	var err error
+	if s.logging, err = impute.ParseLogging(h["logging"]); err != nil {
+		return nil, hdrErr(err)
+	}
+	if c.IsSet("logging") {
+		flg, err := impute.ParseLogging(c.String("logging"))
+		if err != nil {
+			return nil, fmt.Errorf("--logging: %w", err)
+		}
+		if flg != s.logging {
+			return nil, headerMismatch(lr, "logging", h["logging"], c.String("logging"))
+		}
+	}
+	if c.IsSet("rank-by") {
+		flag := c.String("rank-by")
+		if src, err := ranker.ParseSource(flag); err == nil {
+			flag = src.String() // compare canonical spellings
+		}
+		if flag != s.rankBy {
+			return nil, headerMismatch(lr, "rank-by", s.rankBy, c.String("rank-by"))
+		}
+	}
+	if s.limit, _, err = h.Int("candidates"); err != nil {
+		return nil, hdrErr(err)
+	}
+	if c.IsSet("candidates") && c.Int("candidates") != s.limit {
+		return nil, headerMismatch(lr, "candidates", strconv.Itoa(s.limit), strconv.Itoa(c.Int("candidates")))
+	}
+	if c.IsSet("metric") {
+		if s.metric != "" && s.metric != c.String("metric") && s.metric != fmt.Sprintf("%s@%d", c.String("metric"), s.slots) {
+			return nil, headerMismatch(lr, "metric", s.metric, c.String("metric"))
+		}
+		s.metric = c.String("metric")
+	}
+	if s.logging.NeedsRanks() && s.rankBy == "" {
+		return nil, hdrErr(fmt.Errorf("logging %s ranks documents but the header has no rank-by=", s.logging))
+	}
+	return s, nil
+}
+
 // imputeStatsFromLog reads a slate log into per-query statistics, checking
 // its header against the flags (which default to the header's values).
 func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, *loggingSetup, data.Header, error) {
@@ -133,55 +197,15 @@ func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.
 		return nil, nil, nil, err
 	}
 	defer lr.Close()
-	h := lr.Header()
-	slots := lr.Slots()
-	if c.IsSet("slots") && c.Int("slots") != slots {
-		return nil, nil, nil, headerMismatch(lr, "slots", h["slots"], strconv.Itoa(c.Int("slots")))
-	}
-	if err := checkSlots(slots); err != nil {
-		return nil, nil, nil, &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
-	}
-	hlg, err := impute.ParseLogging(h["logging"])
+	ls, err := readLogSetup(c, lr)
 	if err != nil {
-		return nil, nil, nil, &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
+		return nil, nil, nil, err
 	}
-	logging := hlg.String()
-	if c.IsSet("logging") {
-		flg, err := impute.ParseLogging(c.String("logging"))
-		if err != nil {
-			return nil, nil, nil, fmt.Errorf("--logging: %w", err)
-		}
-		if flg != hlg {
-			return nil, nil, nil, headerMismatch(lr, "logging", h["logging"], c.String("logging"))
-		}
-	}
-	rankBy := h["rank-by"]
-	if c.IsSet("rank-by") {
-		flag := c.String("rank-by")
-		if src, err := ranker.ParseSource(flag); err == nil {
-			flag = src.String() // compare canonical spellings
-		}
-		if flag != rankBy {
-			return nil, nil, nil, headerMismatch(lr, "rank-by", rankBy, c.String("rank-by"))
-		}
-	}
-	limit, _, err := h.Int("candidates")
-	if err != nil {
-		return nil, nil, nil, &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
-	}
-	if c.IsSet("candidates") && c.Int("candidates") != limit {
-		return nil, nil, nil, headerMismatch(lr, "candidates", strconv.Itoa(limit), strconv.Itoa(c.Int("candidates")))
-	}
-	if c.IsSet("metric") {
-		if hm := h["metric"]; hm != "" && hm != c.String("metric") && hm != fmt.Sprintf("%s@%d", c.String("metric"), slots) {
-			return nil, nil, nil, headerMismatch(lr, "metric", hm, c.String("metric"))
-		}
-	}
-	setup, err := newLoggingSetup(ds, logging, rankBy, limit)
+	setup, err := newLoggingSetup(ds, ls.logging.String(), ls.rankBy, ls.limit)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: header: %w", lr.Name(), err)
 	}
-	st, err := impute.NewStats(setup.Cands, slots)
+	st, err := impute.NewStats(setup.Cands, ls.slots)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -191,7 +215,7 @@ func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	return st, setup, h.Clone(), nil
+	return st, setup, lr.Header().Clone(), nil
 }
 
 // imputeStatsSimulated simulates n impressions straight into statistics.

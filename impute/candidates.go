@@ -1,9 +1,13 @@
 package impute
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/internal/progress"
 )
 
 // Candidates are the documents each query's slates are drawn from, A(x), in
@@ -105,6 +109,43 @@ func (c *Candidates) Offsets() []int { return c.offsets }
 
 // Slots returns ℓ_x = min(ℓ, m_x), the slate length of query q for ℓ slots.
 func (c *Candidates) Slots(q, l int) int { return min(l, c.Size(q)) }
+
+// ReadLog reads every record of a slate log for ℓ = slots, checking what
+// the reader cannot know: that the slate has exactly ℓ_x slots and that
+// every document is one of the query's candidates. It calls add with the
+// query, the slate in candidate indices (reused between calls) and the
+// reward. Errors name the log's file, line and field; bar (may be nil)
+// counts records.
+func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int, bar *progress.Bar, add func(q int, s []int32, r float64)) error {
+	slate := make([]int32, 0, slots)
+	for n := 0; ; n++ {
+		if n&0xffff == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		rec, err := lr.Next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		q := rec.Query
+		if want := c.Slots(q, slots); len(rec.Slate) != want {
+			return lr.Errorf(2, "%d documents; query %q has %d candidates, so its slates have %d slots",
+				len(rec.Slate), c.ds.QIDs[q], c.Size(q), want)
+		}
+		var ok bool
+		if slate, ok = c.ToIndices(q, rec.Slate, slate); !ok {
+			j := len(slate)
+			return lr.Errorf(2, "slot %d: document %d of query %q is not one of its %d candidates",
+				j+1, rec.Slate[j], c.ds.QIDs[q], c.Size(q))
+		}
+		add(q, slate, rec.Reward)
+		bar.Add(1)
+	}
+}
 
 // ToIndices converts a slate of document positions of query q into
 // candidate indices in dst (resized), reporting false when a document is out

@@ -2,9 +2,7 @@ package impute
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/internal/progress"
@@ -97,35 +95,5 @@ func (s *Stats) LoggedQueries() int {
 // and that the slate has exactly ℓ_x slots. Errors name the log's file, line
 // and field. bar (may be nil) counts records.
 func (s *Stats) AddLog(ctx context.Context, lr *data.LogReader, bar *progress.Bar) error {
-	slate := make([]int32, 0, s.slots)
-	for n := 0; ; n++ {
-		if n&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-		}
-		rec, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		q := rec.Query
-		if want := s.cands.Slots(q, s.slots); len(rec.Slate) != want {
-			return lr.Errorf(2, "%d documents; query %q has %d candidates, so its slates have %d slots",
-				len(rec.Slate), s.cands.ds.QIDs[q], s.cands.Size(q), want)
-		}
-		slate = slate[:0]
-		for j, d := range rec.Slate {
-			a := s.cands.Index(q, d)
-			if a < 0 {
-				return lr.Errorf(2, "slot %d: document %d of query %q is not one of its %d candidates",
-					j+1, d, s.cands.ds.QIDs[q], s.cands.Size(q))
-			}
-			slate = append(slate, int32(a))
-		}
-		s.Add(q, slate, rec.Reward)
-		bar.Add(1)
-	}
+	return s.cands.ReadLog(ctx, lr, s.slots, bar, s.Add)
 }

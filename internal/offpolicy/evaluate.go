@@ -170,34 +170,7 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 // slots). Errors name the log's file, line and field; bar (may be nil)
 // counts records.
 func (e *Evaluator) AddLog(ctx context.Context, lr *data.LogReader, bar *progress.Bar) error {
-	c := e.plan.Candidates
-	buf := make([]int32, e.plan.Slots)
-	for i := 0; ; i++ {
-		if i&0xffff == 0 && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		rec, err := lr.Next()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		q := rec.Query
-		if want := c.Slots(q, e.plan.Slots); len(rec.Slate) != want {
-			return lr.Errorf(2, "slate of %d documents; query has %d candidates, so slates have %d slots", len(rec.Slate), c.Size(q), want)
-		}
-		s := buf[:len(rec.Slate)]
-		for j, d := range rec.Slate {
-			a := c.Index(q, d)
-			if a < 0 {
-				return lr.Errorf(2, "document %d in slot %d is not among the query's %d candidates of the logging policy", d, j+1, c.Size(q))
-			}
-			s[j] = int32(a)
-		}
-		e.Add(q, s, rec.Reward)
-		bar.Add(1)
-	}
+	return e.plan.Candidates.ReadLog(ctx, lr, e.plan.Slots, bar, e.Add)
 }
 
 // CountLog returns the number of records of a slate log (a first pass that

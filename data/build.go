@@ -55,9 +55,6 @@ func (b *builder) errAt(line int, e *ParseError) *ParseError {
 // an error found while merging (a reappearing qid), whichever comes first
 // in the file.
 func (b *builder) merge(c *chunk) error {
-	if c.tooLong {
-		return &ParseError{File: b.name, Line: b.line + 1, Err: c.err.Err}
-	}
 	nd0, add := len(b.labels), len(c.labels)
 	b.text += int64(len(c.text))
 	if add > 0 {
@@ -127,10 +124,7 @@ func (b *builder) widen(need, line int) error {
 		}
 		return nil
 	}
-	docs := nd
-	if b.stride > 0 {
-		docs = max(nd, cap(b.feat)/b.stride)
-	}
+	docs := max(nd, cap(b.feat)/b.stride) // keep reserve's capacity
 	nf := make([]float32, nd*s, docs*s)
 	for d := range nd {
 		copy(nf[d*s:], b.feat[d*b.stride:(d+1)*b.stride])

@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"fmt"
+	"hash"
 	"hash/crc32"
 	"io"
 	"math"
@@ -43,7 +44,7 @@ type cacheEntry struct {
 
 // newCacheEntry names the cache file of (path, qf, opt). It returns nil when
 // there is no usable cache folder.
-func newCacheEntry(path string, st os.FileInfo, qf string, opt ReadOptions) *cacheEntry {
+func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *cacheEntry {
 	dir := opt.CacheDir
 	if dir == "" {
 		d, err := os.UserCacheDir()
@@ -58,17 +59,13 @@ func newCacheEntry(path string, st os.FileInfo, qf string, opt ReadOptions) *cac
 	}
 	ident := fmt.Sprintf("source=%s\nfeatures=%d\nmax-label=%d\n", abs, opt.Features, opt.MaxLabel)
 	key := fmt.Sprintf("piopt-ds v%d\n%ssize=%d\nmtime=%d\n", cacheVersion, ident, st.Size(), st.ModTime().UnixNano())
-	if qf != "" {
-		qabs, err := filepath.Abs(qf)
-		if err != nil {
+	if qf.path != "" {
+		qabs, err := filepath.Abs(qf.path)
+		if err != nil || qf.err != nil {
 			return nil
 		}
 		ident += "query-file=" + qabs + "\n"
-		qdata, err := os.ReadFile(qf)
-		if err != nil {
-			return nil
-		}
-		key += fmt.Sprintf("query-file=%s\nquery-file-size=%d\nquery-file-crc=%08x\n", qabs, len(qdata), crc32.Checksum(qdata, castagnoli))
+		key += fmt.Sprintf("query-file=%s\nquery-file-size=%d\nquery-file-crc=%08x\n", qabs, len(qf.data), crc32.Checksum(qf.data, castagnoli))
 	}
 	sum := sha256.Sum256([]byte(ident))
 	return &cacheEntry{
@@ -95,7 +92,9 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 	if err != nil {
 		return nil
 	}
-	r := &crcReader{r: bufio.NewReaderSize(f, 1<<20)}
+	// The CRC covers the bytes read, not those the buffer reads ahead.
+	crc := crc32.New(castagnoli)
+	r := io.TeeReader(bufio.NewReaderSize(f, 1<<20), crc)
 	var head [16]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil || string(head[:8]) != cacheMagic ||
 		binary.LittleEndian.Uint32(head[8:]) != cacheVersion {
@@ -120,7 +119,7 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 		}
 		hashc <- h.sum()
 	}()
-	ds, want := readCachePayload(r, st.Size()-16-keyLen)
+	ds, want := readCachePayload(r, crc, st.Size()-16-keyLen)
 	if got := <-hashc; ds == nil || got != want || got == 0 {
 		return nil
 	}
@@ -128,9 +127,10 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 	return ds
 }
 
-// readCachePayload reads what follows the key; size is the number of bytes
-// left in the file. It returns nil on any inconsistency.
-func readCachePayload(r *crcReader, size int64) (*Dataset, uint64) {
+// readCachePayload reads what follows the key through r, which feeds crc;
+// size is the number of bytes left in the file. It returns nil on any
+// inconsistency.
+func readCachePayload(r io.Reader, crc hash.Hash32, size int64) (*Dataset, uint64) {
 	var head [40]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return nil, 0
@@ -162,20 +162,12 @@ func readCachePayload(r *crcReader, size int64) (*Dataset, uint64) {
 		return nil, 0
 	}
 	buf := make([]byte, 1<<20)
-	for i := range ds.QueryOffsets {
-		b, err := readN(r, buf, 8)
-		if err != nil {
-			return nil, 0
-		}
-		ds.QueryOffsets[i] = int(binary.LittleEndian.Uint64(b))
+	if err := readUints(r, buf, 8, func(i int, v uint64) { ds.QueryOffsets[i] = int(v) }, len(ds.QueryOffsets)); err != nil {
+		return nil, 0
 	}
 	lens := make([]int, nq)
-	for i := range lens {
-		b, err := readN(r, buf, 4)
-		if err != nil {
-			return nil, 0
-		}
-		lens[i] = int(binary.LittleEndian.Uint32(b))
+	if err := readUints(r, buf, 4, func(i int, v uint64) { lens[i] = int(v) }, len(lens)); err != nil {
+		return nil, 0
 	}
 	qidData := make([]byte, nqid)
 	if _, err := io.ReadFull(r, qidData); err != nil {
@@ -200,7 +192,7 @@ func readCachePayload(r *crcReader, size int64) (*Dataset, uint64) {
 		}
 		fs = fs[n:]
 	}
-	sum := r.crc
+	sum := crc.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(r, tail[:]); err != nil || binary.LittleEndian.Uint32(tail[:]) != sum {
 		return nil, 0
@@ -211,22 +203,25 @@ func readCachePayload(r *crcReader, size int64) (*Dataset, uint64) {
 	return ds, srcHash
 }
 
-// crcReader hashes the bytes its reader returns (not those it reads ahead).
-type crcReader struct {
-	r   io.Reader
-	crc uint32
-}
-
-func (c *crcReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.crc = crc32.Update(c.crc, castagnoli, p[:n])
-	return n, err
-}
-
-// readN reads n ≤ len(buf) bytes into buf.
-func readN(r io.Reader, buf []byte, n int) ([]byte, error) {
-	_, err := io.ReadFull(r, buf[:n])
-	return buf[:n], err
+// readUints reads count little-endian unsigned integers of size bytes (4 or
+// 8) through buf, a block at a time, and hands each to set.
+func readUints(r io.Reader, buf []byte, size int, set func(i int, v uint64), count int) error {
+	for i := 0; i < count; {
+		n := min(count-i, len(buf)/size)
+		b := buf[:n*size]
+		if _, err := io.ReadFull(r, b); err != nil {
+			return err
+		}
+		for k := range n {
+			if size == 8 {
+				set(i+k, binary.LittleEndian.Uint64(b[8*k:]))
+			} else {
+				set(i+k, uint64(binary.LittleEndian.Uint32(b[4*k:])))
+			}
+		}
+		i += n
+	}
+	return nil
 }
 
 // store writes ds under the entry, atomically; srcHash is the content hash
@@ -252,7 +247,9 @@ func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
 		return err
 	}
 	defer af.Abort()
-	cw := &crcWriter{w: af.W}
+	// af.W keeps its first error, and Commit returns it.
+	crc := crc32.New(castagnoli)
+	cw := io.MultiWriter(af.W, crc)
 	le := binary.LittleEndian
 	buf := make([]byte, 0, 1<<20)
 	// put writes buf out once it is nearly full (or always, when all).
@@ -297,26 +294,7 @@ func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
 		cw.Write(b)
 		fs = fs[n:]
 	}
-	buf = le.AppendUint32(buf, cw.crc)
+	buf = le.AppendUint32(buf, crc.Sum32())
 	cw.Write(buf)
-	if cw.err != nil {
-		return cw.err
-	}
 	return af.Commit()
-}
-
-// crcWriter hashes what it writes and keeps the first error.
-type crcWriter struct {
-	w   io.Writer
-	crc uint32
-	err error
-}
-
-func (c *crcWriter) Write(p []byte) (int, error) {
-	if c.err != nil {
-		return 0, c.err
-	}
-	c.crc = crc32.Update(c.crc, castagnoli, p)
-	_, c.err = c.w.Write(p)
-	return len(p), c.err
 }

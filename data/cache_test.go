@@ -35,7 +35,7 @@ func cached(t *testing.T, src string, opt ReadOptions) *Dataset {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	return newCacheEntry(src, st, "", opt).load(f)
+	return newCacheEntry(src, st, queryFile{}, opt).load(f)
 }
 
 func cacheFiles(t *testing.T, dir string) []string {

@@ -160,7 +160,7 @@ func lastField(l []byte) (int, string) {
 	if i := bytes.IndexByte(l, '#'); i >= 0 {
 		l = l[:i]
 	}
-	f := bytes.FieldsFunc(l, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
+	f := bytes.FieldsFunc(l, isSpaceRune)
 	if len(f) == 0 {
 		return 0, ""
 	}

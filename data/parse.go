@@ -40,6 +40,9 @@ var separator = [256]bool{' ': true, '\t': true, '\r': true, '\v': true, '\f': t
 
 func isSpace(c byte) bool { return separator[c] }
 
+// isSpaceRune is isSpace for the bytes package's rune callbacks.
+func isSpaceRune(r rune) bool { return r < 128 && isSpace(byte(r)) }
+
 // tokenEnd returns the end of the field that starts at p.
 func tokenEnd(line []byte, p int) int {
 	for p < len(line) && !separator[line[p]] {

@@ -128,11 +128,13 @@ func LoadContext(ctx context.Context, path string, opt ReadOptions) (*Dataset, e
 	if st.IsDir() {
 		return nil, fmt.Errorf("%s: is a folder, not a LETOR file", path)
 	}
-	qf, auto := opt.QueryFile, false
-	if qf == "" {
-		qf = findQueryFile(path)
-		auto = qf != ""
+	qpath, auto := opt.QueryFile, false
+	if qpath == "" {
+		qpath = findQueryFile(path)
+		auto = qpath != ""
 	}
+	// Read once: the cache key hashes the same bytes the parser uses.
+	qf := readQueryFile(qpath)
 
 	var ce *cacheEntry
 	if !opt.NoCache {
@@ -165,7 +167,7 @@ func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions)
 	if err != nil {
 		return nil, err
 	}
-	return parse(ctx, newHashReader(r), name, opt, opt.QueryFile, false, 0)
+	return parse(ctx, newHashReader(r), name, opt, readQueryFile(opt.QueryFile), false, 0)
 }
 
 // findQueryFile returns FILE.query (or, for FILE.gz, FILE.query) when it
@@ -181,7 +183,7 @@ func findQueryFile(path string) string {
 
 // parse reads the text behind raw (gzip is detected) with opt.Threads
 // workers. total is raw's size when known.
-func parse(ctx context.Context, raw *hashReader, name string, opt ReadOptions, qf string, auto bool, total int64) (*Dataset, error) {
+func parse(ctx context.Context, raw *hashReader, name string, opt ReadOptions, qf queryFile, auto bool, total int64) (*Dataset, error) {
 	br := bufio.NewReaderSize(raw, 64<<10)
 	var text *bufio.Reader = br
 	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -194,12 +196,12 @@ func parse(ctx context.Context, raw *hashReader, name string, opt ReadOptions, q
 	}
 	sx := &lineSyntax{maxLabel: opt.MaxLabel, features: opt.Features, wantQID: true}
 	var groups []group
-	if qf != "" && (!auto || !firstLineHasQID(text)) {
+	if qf.path != "" && (!auto || !firstLineHasQID(text)) {
 		var err error
-		if groups, err = readGroups(qf); err != nil {
+		if groups, err = qf.groups(); err != nil {
 			return nil, err
 		}
-		sx.wantQID, sx.queryFile = false, qf
+		sx.wantQID, sx.queryFile = false, qf.path
 	}
 	b := newBuilder(name, sx, groups, total)
 	return runPipeline(ctx, text, raw, sx, b, opt)
@@ -219,7 +221,7 @@ func firstLineHasQID(br *bufio.Reader) bool {
 		if i := bytes.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
 		}
-		f := bytes.FieldsFunc(line, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
+		f := bytes.FieldsFunc(line, isSpaceRune)
 		if len(f) > 0 {
 			return len(f) > 1 && bytes.HasPrefix(f[1], []byte("qid:"))
 		}
@@ -227,15 +229,31 @@ func firstLineHasQID(br *bufio.Reader) bool {
 	return false
 }
 
-// readGroups reads a LightGBM query file: one positive group size per line.
-func readGroups(path string) ([]group, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
+// queryFile is a LightGBM query file's content, read once (err is the
+// reading error, reported only if the file is needed).
+type queryFile struct {
+	path string
+	data []byte
+	err  error
+}
+
+func readQueryFile(path string) queryFile {
+	if path == "" {
+		return queryFile{}
 	}
+	data, err := os.ReadFile(path)
+	return queryFile{path, data, err}
+}
+
+// groups parses the query file: one positive group size per line.
+func (qf queryFile) groups() ([]group, error) {
+	if qf.err != nil {
+		return nil, qf.err
+	}
+	path := qf.path
 	var gs []group
-	for i, l := range bytes.Split(data, []byte("\n")) {
-		l = bytes.TrimFunc(l, func(r rune) bool { return r < 128 && isSpace(byte(r)) })
+	for i, l := range bytes.Split(qf.data, []byte("\n")) {
+		l = bytes.TrimFunc(l, isSpaceRune)
 		if len(l) == 0 {
 			continue
 		}

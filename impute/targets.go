@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -68,7 +67,6 @@ func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 		go func() {
 			defer wg.Done()
 			var theta, phi []float64
-			var order []int32
 			for {
 				q := int(next.Add(1) - 1)
 				if q >= nq {
@@ -98,11 +96,12 @@ func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 					weight = 1 / float64(lx*m)
 				}
 				// Rows go by document position; candidates are in rank order.
-				order = append(order[:0], c.Docs(q)...)
-				slices.Sort(order)
 				r := rowOff[q]
-				for _, d := range order {
+				for d := range int32(c.ds.QuerySize(q)) {
 					a := c.Index(q, d)
+					if a < 0 {
+						continue
+					}
 					for j := range lx {
 						t.Query[r] = int32(q)
 						t.Doc[r] = d

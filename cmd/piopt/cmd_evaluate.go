@@ -174,8 +174,11 @@ func runEvaluate(c *cli.Context) error {
 	}
 	opt := offpolicy.EvalOptions{Estimators: est, Regressors: opeRegressors(c, c.Int("threads")),
 		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}
-	if len(est.DM) > 0 {
-		// DM's training part is the first share of the log: count first.
+	// DM trains on the first share of the log, so it needs the log's length
+	// before reading it: the header's samples= (simulate writes it), else
+	// a counting pass.
+	logged, haveN, _ := lr.Header().Int("samples")
+	if len(est.DM) > 0 && !haveN {
 		cr, err := data.OpenLog(logPath, ds)
 		if err != nil {
 			return err
@@ -185,17 +188,36 @@ func runEvaluate(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		opt.DMTrain = int64(math.Floor(frac * float64(n)))
+		logged = int(n)
 	}
-	ev, err := plan.NewEvaluator(opt)
+	evaluate := func(lr *data.LogReader) (*offpolicy.Evaluator, error) {
+		if len(est.DM) > 0 {
+			opt.DMTrain = int64(math.Floor(frac * float64(logged)))
+		}
+		ev, err := plan.NewEvaluator(opt)
+		if err != nil {
+			return nil, err
+		}
+		bar := progress.New(os.Stderr, "evaluate", 0, "impressions")
+		err = ev.AddLog(ctx, lr, bar)
+		bar.Done()
+		return ev, err
+	}
+	ev, err := evaluate(lr)
 	if err != nil {
 		return err
 	}
-	bar := progress.New(os.Stderr, "evaluate", 0, "impressions")
-	err = ev.AddLog(ctx, lr, bar)
-	bar.Done()
-	if err != nil {
-		return err
+	if len(est.DM) > 0 && ev.N() != int64(logged) {
+		// The header's count was wrong: read again with the true one.
+		logged = int(ev.N())
+		lr2, err := data.OpenLog(logPath, ds)
+		if err != nil {
+			return err
+		}
+		defer lr2.Close()
+		if ev, err = evaluate(lr2); err != nil {
+			return err
+		}
 	}
 	res, err := ev.Result(ctx)
 	if err != nil {

@@ -13,12 +13,12 @@ type modelSource string
 
 // Scores implements Source: it loads the model, checks that it fits ds and
 // scores ds on all cores.
-func (m modelSource) Scores(ds *data.Dataset) ([]float64, error) {
+func (m modelSource) Scores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
 	model, err := LoadModel(string(m))
 	if err != nil {
 		return nil, err
 	}
-	return model.DocScores(context.Background(), ds, ScoreOptions{})
+	return model.DocScores(ctx, ds, ScoreOptions{})
 }
 
 func (m modelSource) String() string { return "model:" + string(m) }

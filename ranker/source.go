@@ -17,6 +17,7 @@
 package ranker
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strconv"
@@ -28,8 +29,9 @@ import (
 // Source scores every document of a dataset; a query's documents are ranked
 // by score descending, ties by lower document position.
 type Source interface {
-	// Scores returns one score per document of ds (global order).
-	Scores(ds *data.Dataset) ([]float64, error)
+	// Scores returns one score per document of ds (global order); ctx can
+	// stop a long scoring (a model's).
+	Scores(ctx context.Context, ds *data.Dataset) ([]float64, error)
 	// String returns the spelling ParseSource reads back.
 	String() string
 }
@@ -61,7 +63,7 @@ func ParseSource(spec string) (Source, error) {
 type FeatureSource int
 
 // Scores implements Source.
-func (f FeatureSource) Scores(ds *data.Dataset) ([]float64, error) {
+func (f FeatureSource) Scores(_ context.Context, ds *data.Dataset) ([]float64, error) {
 	k := int(f)
 	if k < 1 || k > ds.NumFeatures {
 		return nil, fmt.Errorf("rank source feature:%d: %s has features 1..%d", k, ds.Source, ds.NumFeatures)

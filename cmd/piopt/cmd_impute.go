@@ -8,8 +8,8 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
-	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
@@ -164,7 +164,7 @@ func readLogSetup(c *cli.Context, lr *data.LogReader) (*logSetup, error) {
 	}
 	if c.IsSet("rank-by") {
 		flag := c.String("rank-by")
-		if src, err := ranker.ParseSource(flag); err == nil {
+		if src, err := policy.Resolve(flag, policy.Options{}); err == nil {
 			flag = src.String() // compare canonical spellings
 		}
 		if flag != s.rankBy {
@@ -201,7 +201,7 @@ func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	setup, err := newLoggingSetup(ds, ls.logging.String(), ls.rankBy, ls.limit)
+	setup, err := newLoggingSetup(c.Context, ds, ls.logging.String(), ls.rankBy, ls.limit)
 	if err != nil {
 		return nil, nil, nil, fmt.Errorf("%s: header: %w", lr.Name(), err)
 	}
@@ -229,7 +229,7 @@ func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.St
 	if err := checkSlots(slots); err != nil {
 		return nil, nil, nil, err
 	}
-	setup, err := newLoggingSetup(ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
+	setup, err := newLoggingSetup(c.Context, ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
 	if err != nil {
 		return nil, nil, nil, err
 	}

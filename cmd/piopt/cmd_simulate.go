@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,8 +11,8 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
-	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
 
@@ -24,7 +25,7 @@ func simulateCommand() *cli.Command {
 		&cli.Int64Flag{Name: "samples", Required: true, Usage: "number `N` of logged impressions"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`; the same seed gives the same bytes"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "slate log `FILE` to write"},
-		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` (feature:K or model:PATH) ordering each query's docs for pa and --candidates"},
+		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` (feature:K, model:PATH, tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1]) ordering each query's docs for pa and --candidates"},
 		&cli.IntFlag{Name: "candidates", Usage: "keep each query's top `M` docs (by --rank-by, else by position) as candidates; 0 keeps all"},
 	}
 	return &cli.Command{
@@ -59,8 +60,9 @@ type loggingSetup struct {
 }
 
 // newLoggingSetup parses the policy, ranks every query's docs with the rank
-// source (when given) and builds the candidate sets.
-func newLoggingSetup(ds *data.Dataset, logging, rankBy string, limit int) (*loggingSetup, error) {
+// source (when given; any spelling policy.Resolve reads, as evaluate takes)
+// and builds the candidate sets.
+func newLoggingSetup(ctx context.Context, ds *data.Dataset, logging, rankBy string, limit int) (*loggingSetup, error) {
 	lg, err := impute.ParseLogging(logging)
 	if err != nil {
 		return nil, fmt.Errorf("--logging: %w", err)
@@ -71,22 +73,15 @@ func newLoggingSetup(ds *data.Dataset, logging, rankBy string, limit int) (*logg
 	if lg.NeedsRanks() && rankBy == "" {
 		return nil, fmt.Errorf("--logging %s ranks documents: give --rank-by feature:K or model:PATH", lg)
 	}
-	var order []int32
-	if rankBy != "" {
-		src, err := ranker.ParseSource(rankBy)
-		if err != nil {
-			return nil, fmt.Errorf("--rank-by: %w", err)
-		}
-		scores, err := src.Scores(ds)
-		if err != nil {
-			return nil, fmt.Errorf("--rank-by: %w", err)
-		}
-		order = ranker.Order(ds, scores)
-		rankBy = src.String()
-	}
-	cands, err := impute.NewCandidates(ds, order, limit)
+	cands, src, err := policy.Candidates(ctx, ds, rankBy, limit, policy.Options{})
 	if err != nil {
+		if src == nil && rankBy != "" {
+			return nil, fmt.Errorf("--rank-by: %w", err)
+		}
 		return nil, err
+	}
+	if src != nil {
+		rankBy = src.String()
 	}
 	return &loggingSetup{Logging: lg, RankBy: rankBy, Limit: limit, Cands: cands}, nil
 }
@@ -152,7 +147,7 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	setup, err := newLoggingSetup(ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
+	setup, err := newLoggingSetup(c.Context, ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
 	if err != nil {
 		return err
 	}

@@ -34,7 +34,7 @@ func ExampleEvaluator() {
 	// alike. Uniform logging over 4 docs, 2 slots: σ² = ρ = 1 + ℓ(m−1) = 7.
 	ds := exampleData()
 	cands, _ := impute.NewCandidates(ds, nil, 0)
-	scores, _ := ranker.FeatureSource(2).Scores(ds)
+	scores, _ := ranker.FeatureSource(2).Scores(context.Background(), ds)
 	target, _ := offpolicy.TopTarget("feature:2", cands, 2, scores)
 	metric := eval.Metric{Kind: eval.KindNDCG, K: 2, Conventions: eval.Conventions{MaxRel: 2}}
 	scorer := eval.NewScorer(metric, cands.Labels(), cands.Offsets())
@@ -70,7 +70,7 @@ func ExampleEvaluator() {
 func ExamplePlan_Sweep() {
 	ds := exampleData()
 	cands, _ := impute.NewCandidates(ds, nil, 0)
-	scores, _ := ranker.FeatureSource(2).Scores(ds)
+	scores, _ := ranker.FeatureSource(2).Scores(context.Background(), ds)
 	target, _ := offpolicy.TopTarget("feature:2", cands, 2, scores)
 	metric := eval.Metric{Kind: eval.KindNDCG, K: 2, Conventions: eval.Conventions{MaxRel: 2}}
 	plan, _ := offpolicy.Prepare(context.Background(), offpolicy.Setup{

@@ -41,12 +41,12 @@ func setup(t testing.TB, ds *data.Dataset, limit, slots int, logging string) Set
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc1, _ := ranker.FeatureSource(1).Scores(ds)
+	sc1, _ := ranker.FeatureSource(1).Scores(context.Background(), ds)
 	c, err := impute.NewCandidates(ds, ranker.Order(ds, sc1), limit)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc2, _ := ranker.FeatureSource(2).Scores(ds)
+	sc2, _ := ranker.FeatureSource(2).Scores(context.Background(), ds)
 	tg, err := TopTarget("feature:2", c, slots, sc2)
 	if err != nil {
 		t.Fatal(err)

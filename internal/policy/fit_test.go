@@ -57,13 +57,13 @@ func TestMaskedModelsIgnoreOtherColumns(t *testing.T) {
 			t.Fatal(err)
 		}
 		l := src.(*Learned)
-		full, err := l.Scores(ds)
+		full, err := l.Scores(context.Background(), ds)
 		if err != nil {
 			t.Fatal(err)
 		}
 		masked := *ds
 		masked.Features = Masked(ds, l.Features())
-		part, err := l.Scores(&masked)
+		part, err := l.Scores(context.Background(), &masked)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -95,7 +95,7 @@ func TestTreeFitsStepFunction(t *testing.T) {
 		{"tree:1-2@1", func(f1, f2 float32) float64 { return 2*b(f1 > 5) + 0.5 }, 0.1},
 	} {
 		src, _ := Resolve(tc.spec, Options{Threads: 1})
-		s, err := src.Scores(ds)
+		s, err := src.Scores(context.Background(), ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestResolve(t *testing.T) {
 	// A subset the data's layout does not know is reported at scoring time.
 	src, _ := Resolve("tree:body", Options{})
 	ds := &data.Dataset{NumFeatures: 3, Features: make([]float32, 3), Labels: []uint8{0}, QueryOffsets: []int{0, 1}, QIDs: []string{"q"}}
-	if _, err := src.Scores(ds); err == nil {
+	if _, err := src.Scores(context.Background(), ds); err == nil {
 		t.Error("stream subset accepted on a 3-feature dataset")
 	}
 }

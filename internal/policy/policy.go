@@ -105,12 +105,7 @@ func (l *Learned) Features() []int { return l.features }
 
 // Scores implements ranker.Source: the predicted relevance of every
 // document of ds, training the regressor first if needed.
-func (l *Learned) Scores(ds *data.Dataset) ([]float64, error) {
-	return l.ScoresContext(context.Background(), ds)
-}
-
-// ScoresContext is Scores with a context.
-func (l *Learned) ScoresContext(ctx context.Context, ds *data.Dataset) ([]float64, error) {
+func (l *Learned) Scores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.model == nil {
@@ -168,18 +163,11 @@ func Target(ctx context.Context, spec string, c *impute.Candidates, slots int, m
 	if err != nil {
 		return nil, err
 	}
-	scores, err := sourceScores(ctx, src, c.Dataset())
+	scores, err := src.Scores(ctx, c.Dataset())
 	if err != nil {
 		return nil, err
 	}
 	return offpolicy.TopTarget(src.String(), c, slots, scores)
-}
-
-func sourceScores(ctx context.Context, src ranker.Source, ds *data.Dataset) ([]float64, error) {
-	if l, ok := src.(*Learned); ok {
-		return l.ScoresContext(ctx, ds)
-	}
-	return src.Scores(ds)
 }
 
 // Candidates ranks every query's documents with the logging-side rank
@@ -193,7 +181,7 @@ func Candidates(ctx context.Context, ds *data.Dataset, spec string, limit int, o
 		if src, err = Resolve(spec, opt); err != nil {
 			return nil, nil, err
 		}
-		scores, err := sourceScores(ctx, src, ds)
+		scores, err := src.Scores(ctx, ds)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -96,8 +96,8 @@ func (w *svgWriter) open(o options) {
 	}
 }
 
-func (w *svgWriter) text(x, y float64, anchor, s string, extra string) {
-	fmt.Fprintf(w, `<text x="%s" y="%s" text-anchor="%s"%s>%s</text>`+"\n", num(x), num(y), anchor, extra, html.EscapeString(s))
+func (w *svgWriter) text(x, y float64, anchor, s string) {
+	fmt.Fprintf(w, `<text x="%s" y="%s" text-anchor="%s">%s</text>`+"\n", num(x), num(y), anchor, html.EscapeString(s))
 }
 
 func (w *svgWriter) line(x1, y1, x2, y2 float64, style string) {
@@ -127,31 +127,29 @@ func (a axis) pos(v float64) float64 {
 // ticks returns the tick values of the axis: powers of ten on a log axis
 // (with 2 and 5 between them when the range spans less than three decades),
 // "nice" steps of 1, 2 or 5 × 10^k on a linear one.
-func (a axis) ticks() (major []float64, minor []float64) {
+func (a axis) ticks() (major []float64) {
 	if a.log {
 		e0, e1 := math.Floor(math.Log10(a.lo)), math.Ceil(math.Log10(a.hi))
 		few := e1-e0 < 3
 		for e := e0; e <= e1; e++ {
 			p := math.Pow(10, e)
-			for _, m := range []float64{1, 2, 3, 4, 5, 6, 7, 8, 9} {
+			for _, m := range []float64{1, 2, 5} {
 				v := m * p
 				if v < a.lo*(1-1e-9) || v > a.hi*(1+1e-9) {
 					continue
 				}
-				if m == 1 || (few && (m == 2 || m == 5)) {
+				if m == 1 || few {
 					major = append(major, v)
-				} else {
-					minor = append(minor, v)
 				}
 			}
 		}
-		return major, nil
+		return major
 	}
 	step := niceStep((a.hi - a.lo) / 6)
 	for v := math.Ceil(a.lo/step-1e-9) * step; v <= a.hi+step*1e-9; v += step {
 		major = append(major, math.Round(v/step)*step)
 	}
-	return major, nil
+	return major
 }
 
 func niceStep(raw float64) float64 {
@@ -193,26 +191,24 @@ func logRange(lo, hi float64) (float64, float64) {
 	return l, h
 }
 
-func (w *svgWriter) axes(f frame, x, y axis, o options, xTicks, yTicks []float64, xNames []string) {
+func (w *svgWriter) axes(f frame, x, y axis, o options, xTicks, yTicks []float64) {
 	grid := `stroke="#e5e5e5" stroke-width="1"`
 	// Horizontal grid and y labels.
 	for _, v := range yTicks {
 		py := y.pos(v)
 		w.line(f.left, py, f.right, py, grid)
-		w.text(f.left-6, py+4, "end", label(v), "")
+		w.text(f.left-6, py+4, "end", label(v))
 	}
-	if xNames == nil {
-		for _, v := range xTicks {
-			px := x.pos(v)
-			w.line(px, f.top, px, f.bottom, grid)
-			w.text(px, f.bottom+16, "middle", label(v), "")
-		}
+	for _, v := range xTicks {
+		px := x.pos(v)
+		w.line(px, f.top, px, f.bottom, grid)
+		w.text(px, f.bottom+16, "middle", label(v))
 	}
 	axisStyle := `stroke="#333333" stroke-width="1"`
 	w.line(f.left, f.bottom, f.right, f.bottom, axisStyle)
 	w.line(f.left, f.top, f.left, f.bottom, axisStyle)
 	if o.xlabel != "" {
-		w.text((f.left+f.right)/2, f.bottom+36, "middle", o.xlabel, "")
+		w.text((f.left+f.right)/2, f.bottom+36, "middle", o.xlabel)
 	}
 	if o.ylabel != "" {
 		cy := (f.top + f.bottom) / 2
@@ -228,17 +224,22 @@ func (w *svgWriter) legend(f frame, names []string, line bool) {
 		y := f.top + 8 + float64(i)*20
 		c := palette[i%len(palette)]
 		if line {
-			dash := ""
-			if d := dashes[(i/len(palette)+i)%len(dashes)]; d != "" {
-				dash = fmt.Sprintf(` stroke-dasharray="%s"`, d)
-			}
-			w.line(x, y, x+24, y, fmt.Sprintf(`stroke="%s" stroke-width="2"%s`, c, dash))
+			w.line(x, y, x+24, y, fmt.Sprintf(`stroke="%s" stroke-width="2"%s`, c, dashAttr(i)))
 			fmt.Fprintf(w, `<circle cx="%s" cy="%s" r="3" fill="%s"/>`+"\n", num(x+12), num(y), c)
 		} else {
 			fmt.Fprintf(w, `<rect x="%s" y="%s" width="14" height="12" fill="%s"/>`+"\n", num(x+5), num(y-6), c)
 		}
-		w.text(x+30, y+4, "start", n, "")
+		w.text(x+30, y+4, "start", n)
 	}
+}
+
+// dashAttr is the stroke-dasharray attribute of series i ("" for solid):
+// past the palette's colours, dash patterns tell series apart.
+func dashAttr(i int) string {
+	if d := dashes[(i/len(palette)+i)%len(dashes)]; d != "" {
+		return fmt.Sprintf(` stroke-dasharray="%s"`, d)
+	}
+	return ""
 }
 
 func legendWidth(names []string) float64 {
@@ -312,15 +313,10 @@ func lineChart(series []Series, logX, logY bool, opts []Option) string {
 	y := axis{log: logY, lo: ylo, hi: yhi, p0: f.bottom, p1: f.top}
 	var w svgWriter
 	w.open(o)
-	xt, _ := x.ticks()
-	yt, _ := y.ticks()
-	w.axes(f, x, y, o, xt, yt, nil)
+	w.axes(f, x, y, o, x.ticks(), y.ticks())
 	for i, s := range series {
 		c := palette[i%len(palette)]
-		dash := ""
-		if d := dashes[(i/len(palette)+i)%len(dashes)]; d != "" {
-			dash = fmt.Sprintf(` stroke-dasharray="%s"`, d)
-		}
+		dash := dashAttr(i)
 		var path strings.Builder
 		pen := false
 		for k := range s.X {
@@ -396,15 +392,14 @@ func BarChart(groups, series []string, values, errs [][]float64, opts ...Option)
 	x := axis{lo: 0, hi: 1, p0: f.left, p1: f.right}
 	var w svgWriter
 	w.open(o)
-	yt, _ := y.ticks()
-	w.axes(f, x, y, o, nil, yt, groups)
+	w.axes(f, x, y, o, nil, y.ticks()) // bars are named, not ticked
 	ng := max(len(groups), 1)
 	cluster := (f.right - f.left) / float64(ng)
 	bar := cluster * 0.8 / float64(max(len(series), 1))
 	zero := y.pos(0)
 	for g, gname := range groups {
 		cx := f.left + cluster*float64(g)
-		w.text(cx+cluster/2, f.bottom+16, "middle", gname, "")
+		w.text(cx+cluster/2, f.bottom+16, "middle", gname)
 		for s, sname := range series {
 			v := at(values, g, s)
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -33,10 +32,6 @@ func writeOPELETOR(t *testing.T, dir string) string {
 	return p
 }
 
-func runOPE(args ...string) error {
-	return newApp().RunContext(context.Background(), append([]string{"piopt"}, args...))
-}
-
 // TestEvaluateJSONAndSweepAgree simulates a log, evaluates a target on it,
 // and checks the JSON keys and that evaluate-sweep's estimate of the same
 // seed at the same n is the same number.
@@ -45,17 +40,17 @@ func TestEvaluateJSONAndSweepAgree(t *testing.T) {
 	d := writeOPELETOR(t, dir)
 	common := []string{"--data", d, "--no-cache", "--max-label", "2"}
 	log := filepath.Join(dir, "x.log")
-	if err := runOPE(append([]string{"simulate", "--slots", "3", "--metric", "ndcg", "--logging", "pa:1", "--rank-by", "feature:2",
+	if err := runPiopt(t, append([]string{"simulate", "--slots", "3", "--metric", "ndcg", "--logging", "pa:1", "--rank-by", "feature:2",
 		"--candidates", "8", "--samples", "20000", "--seed", "5", "--out", log}, common...)...); err != nil {
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "est.json")
-	if err := runOPE(append([]string{"evaluate", "--logs", log, "--target", "feature:3", "--estimators", "pi,wpi,ips,wips,onpolicy",
+	if err := runPiopt(t, append([]string{"evaluate", "--logs", log, "--target", "feature:3", "--estimators", "pi,wpi,ips,wips,onpolicy",
 		"--delta", "0.1", "--bootstrap", "50", "--json", out}, common...)...); err != nil {
 		t.Fatal(err)
 	}
 	var est map[string]json.RawMessage
-	if err := json.Unmarshal(mustReadOPE(t, out), &est); err != nil {
+	if err := json.Unmarshal(mustRead(t, out), &est); err != nil {
 		t.Fatal(err)
 	}
 	// Every top-level key is an estimator with a value.
@@ -89,7 +84,7 @@ func TestEvaluateJSONAndSweepAgree(t *testing.T) {
 	sweepArgs := append([]string{"evaluate-sweep", "--slots", "3", "--logging", "pa:1", "--rank-by", "feature:2", "--candidates", "8",
 		"--target", "feature:3", "--samples", "20000", "--runs", "2", "--seed", "5", "--estimators", "pi,wpi,ips,wips,onpolicy",
 		"--json", sweep, "--html", html}, common...)
-	if err := runOPE(sweepArgs...); err != nil {
+	if err := runPiopt(t, sweepArgs...); err != nil {
 		t.Fatal(err)
 	}
 	var sw struct {
@@ -98,7 +93,7 @@ func TestEvaluateJSONAndSweepAgree(t *testing.T) {
 		Values map[string][][]*float64 `json:"values"`
 		Seeds  []uint64                `json:"seeds"`
 	}
-	first := mustReadOPE(t, sweep)
+	first := mustRead(t, sweep)
 	if err := json.Unmarshal(first, &sw); err != nil {
 		t.Fatal(err)
 	}
@@ -111,13 +106,13 @@ func TestEvaluateJSONAndSweepAgree(t *testing.T) {
 		}
 	}
 	// Same seed, same bytes.
-	if err := runOPE(sweepArgs...); err != nil {
+	if err := runPiopt(t, sweepArgs...); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(first, mustReadOPE(t, sweep)) {
+	if !bytes.Equal(first, mustRead(t, sweep)) {
 		t.Error("same flags, different JSON")
 	}
-	if h := string(mustReadOPE(t, html)); !strings.Contains(h, "<svg") || strings.Contains(h, "<script") {
+	if h := string(mustRead(t, html)); !strings.Contains(h, "<svg") || strings.Contains(h, "<script") {
 		t.Error("HTML report lacks its inline chart or has scripts")
 	}
 }
@@ -127,7 +122,7 @@ func TestEvaluateRefusesMismatchedLog(t *testing.T) {
 	d := writeOPELETOR(t, dir)
 	common := []string{"--data", d, "--no-cache", "--max-label", "2"}
 	log := filepath.Join(dir, "x.log")
-	if err := runOPE(append([]string{"simulate", "--slots", "3", "--logging", "uniform", "--samples", "100", "--out", log}, common...)...); err != nil {
+	if err := runPiopt(t, append([]string{"simulate", "--slots", "3", "--logging", "uniform", "--samples", "100", "--out", log}, common...)...); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -141,7 +136,7 @@ func TestEvaluateRefusesMismatchedLog(t *testing.T) {
 		{[]string{"--reward-range", "1,0"}, "reward-range"},
 	} {
 		args := append(append([]string{"evaluate", "--logs", log, "--target", "feature:1"}, common...), tc.args...)
-		err := runOPE(args...)
+		err := runPiopt(t, args...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%v: error %v, want one naming %q", tc.args, err, tc.want)
 		}
@@ -149,20 +144,11 @@ func TestEvaluateRefusesMismatchedLog(t *testing.T) {
 	// A slate the logging policy cannot draw: 3 documents where the header
 	// allows 2 candidates.
 	bad := filepath.Join(dir, "bad.log")
-	lines := strings.SplitN(string(mustReadOPE(t, log)), "\n", 3)
+	lines := strings.SplitN(string(mustRead(t, log)), "\n", 3)
 	hdr := strings.Replace(lines[0], "logging=uniform", "logging=uniform candidates=2", 1)
 	os.WriteFile(bad, []byte(hdr+"\n"+lines[1]+"\n"), 0o644)
-	err := runOPE(append([]string{"evaluate", "--logs", bad, "--target", "feature:1"}, common...)...)
+	err := runPiopt(t, append([]string{"evaluate", "--logs", bad, "--target", "feature:1"}, common...)...)
 	if err == nil || !strings.Contains(err.Error(), "bad.log") {
 		t.Errorf("log naming non-candidates: error %v, want one naming the file", err)
 	}
-}
-
-func mustReadOPE(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }

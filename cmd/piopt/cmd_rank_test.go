@@ -41,16 +41,11 @@ func writeRankLETOR(t *testing.T, dir string) string {
 	return p
 }
 
-func runRankCLI(t *testing.T, args ...string) error {
-	t.Helper()
-	return newApp().RunContext(context.Background(), append([]string{"piopt"}, args...))
-}
-
 func TestPredictCommand(t *testing.T) {
 	dir := t.TempDir()
 	d := writeRankLETOR(t, dir)
 	out := filepath.Join(dir, "scores.tsv")
-	if err := runRankCLI(t, "predict", "--data", d, "--model", fixtureModel, "--out", out, "--no-cache", "--max-label", "2"); err != nil {
+	if err := runPiopt(t, "predict", "--data", d, "--model", fixtureModel, "--out", out, "--no-cache", "--max-label", "2"); err != nil {
 		t.Fatal(err)
 	}
 	ds, err := data.Load(d, data.ReadOptions{MaxLabel: 2, NoCache: true, Features: 4})
@@ -92,7 +87,7 @@ func TestRankCommand(t *testing.T) {
 	run, js, pq := filepath.Join(dir, "test.run"), filepath.Join(dir, "summary.json"), filepath.Join(dir, "perquery.tsv")
 	args := []string{"rank", "--data", d, "--model", fixtureModel, "--out", run, "--json", js, "--per-query", pq,
 		"--no-cache", "--max-label", "2", "--seed", "3"}
-	if err := runRankCLI(t, args...); err != nil {
+	if err := runPiopt(t, args...); err != nil {
 		t.Fatal(err)
 	}
 	first := map[string]string{}
@@ -133,7 +128,7 @@ func TestRankCommand(t *testing.T) {
 		t.Errorf("per-query: %.80q", first[pq])
 	}
 	// Same flags, same bytes (one thread this time).
-	if err := runRankCLI(t, append(args, "--threads", "1")...); err != nil {
+	if err := runPiopt(t, append(args, "--threads", "1")...); err != nil {
 		t.Fatal(err)
 	}
 	for p, want := range first {
@@ -142,14 +137,14 @@ func TestRankCommand(t *testing.T) {
 		}
 	}
 	// Exact slates, and errors.
-	if err := runRankCLI(t, "rank", "--data", d, "--model", fixtureModel, "--slate", "exact", "--no-cache", "--max-label", "2"); err != nil {
+	if err := runPiopt(t, "rank", "--data", d, "--model", fixtureModel, "--slate", "exact", "--no-cache", "--max-label", "2"); err != nil {
 		t.Error(err)
 	}
 	for _, bad := range [][]string{
 		{"--slots", "4"}, {"--slate", "best"}, {"--metric", "map"}, {"--sup-model", fixtureModel},
 	} {
 		a := append([]string{"rank", "--data", d, "--model", fixtureModel, "--no-cache", "--max-label", "2"}, bad...)
-		if err := runRankCLI(t, a...); err == nil {
+		if err := runPiopt(t, a...); err == nil {
 			t.Errorf("rank %v: no error", bad)
 		}
 	}

@@ -94,14 +94,14 @@ func TestTrainCommand(t *testing.T) {
 	if err := runTrainCLI("--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", vaT, "--threads", "2", "--out", out("pi1.model")); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Equal(mustReadFile(t, out("pi.model")), mustReadFile(t, out("pi1.model"))) {
+	if !bytes.Equal(mustRead(t, out("pi.model")), mustRead(t, out("pi1.model"))) {
 		t.Fatal("--threads 1 and 2 gave different model bytes")
 	}
 
 	if err := runTrainCLI("--sup", "--data", tr, "--valid-data", va, "--early-stopping", "3", "--learning-rate", "0.5", "--out", out("sup.json")); err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.HasPrefix(mustReadFile(t, out("sup.json")), []byte("{")) {
+	if !bytes.HasPrefix(mustRead(t, out("sup.json")), []byte("{")) {
 		t.Fatal("sup.json is not JSON")
 	}
 	m, err = trainer.Load(out("sup.json"))
@@ -127,15 +127,6 @@ func TestTrainCommand(t *testing.T) {
 		t.Fatalf("LambdaMART model %+v", m)
 	}
 	m.Close()
-}
-
-func mustReadFile(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
 }
 
 func TestTrainCommandErrors(t *testing.T) {

@@ -210,14 +210,12 @@ type LogRecord struct {
 // not repeated, 1..slots documents, finite reward) and holds one line in
 // memory at a time.
 type LogReader struct {
-	name   string
+	lineReader
 	ds     *Dataset
-	br     *bufio.Reader
 	closer io.Closer
 	header Header
 	slots  int
 	qids   map[string]int
-	line   int
 	fields [3][]byte // the current line's fields, for error messages
 	slate  []int32
 }
@@ -245,20 +243,10 @@ func NewLogReader(r io.Reader, name string, ds *Dataset) (*LogReader, error) {
 	if !ok || br.Size() < 1<<16 {
 		br = bufio.NewReaderSize(r, 1<<20)
 	}
-	lr := &LogReader{name: name, ds: ds, br: br, qids: make(map[string]int, ds.NumQueries())}
-	for q, id := range ds.QIDs {
-		lr.qids[id] = q
-	}
-	line, err := lr.readLine()
-	if err == io.EOF {
-		return nil, lr.fileErr(ErrHeader, "empty file: no `# %s %s ...` header", LogMagic, FormatVersion)
-	}
+	lr := &LogReader{lineReader: lineReader{name: name, br: br}, ds: ds, qids: qidIndex(ds)}
+	h, err := lr.readHeader(LogMagic)
 	if err != nil {
 		return nil, err
-	}
-	h, err := ParseHeader(string(line), LogMagic)
-	if err != nil {
-		return nil, lr.lineErr(ErrHeader, "%v", err)
 	}
 	lr.header = h
 	for _, k := range []string{"slots", "logging"} {
@@ -319,8 +307,16 @@ func (lr *LogReader) Close() error {
 	return err
 }
 
+// lineReader reads the lines of piopt's text files (slate logs, targets),
+// counting them for errors.
+type lineReader struct {
+	name string
+	br   *bufio.Reader
+	line int
+}
+
 // readLine returns the next line without its line end; io.EOF at the end.
-func (lr *LogReader) readLine() ([]byte, error) {
+func (lr *lineReader) readLine() ([]byte, error) {
 	line, err := lr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		lr.line++
@@ -336,6 +332,31 @@ func (lr *LogReader) readLine() ([]byte, error) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	return line, nil
+}
+
+// readHeader reads the first line as a `# MAGIC v1 key=value ...` header.
+func (lr *lineReader) readHeader(magic string) (Header, error) {
+	line, err := lr.readLine()
+	if err == io.EOF {
+		return nil, lr.fileErr(ErrHeader, "empty file: no `# %s %s ...` header", magic, FormatVersion)
+	}
+	if err != nil {
+		return nil, err
+	}
+	h, err := ParseHeader(string(line), magic)
+	if err != nil {
+		return nil, lr.lineErr(ErrHeader, "%v", err)
+	}
+	return h, nil
+}
+
+// qidIndex maps ds's raw qids to query indices.
+func qidIndex(ds *Dataset) map[string]int {
+	m := make(map[string]int, ds.NumQueries())
+	for q, id := range ds.QIDs {
+		m[id] = q
+	}
+	return m
 }
 
 // Next returns the next impression; io.EOF after the last one.
@@ -422,11 +443,11 @@ func (lr *LogReader) Errorf(field int, format string, args ...any) error {
 	return &ParseError{File: lr.name, Line: lr.line, Field: field, Token: shorten(tok), Err: errorf(kind, format, args...)}
 }
 
-func (lr *LogReader) lineErr(kind error, format string, args ...any) error {
+func (lr *lineReader) lineErr(kind error, format string, args ...any) error {
 	return &ParseError{File: lr.name, Line: lr.line, Err: errorf(kind, format, args...)}
 }
 
-func (lr *LogReader) fileErr(kind error, format string, args ...any) error {
+func (lr *lineReader) fileErr(kind error, format string, args ...any) error {
 	return &ParseError{File: lr.name, Err: errorf(kind, format, args...)}
 }
 

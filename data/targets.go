@@ -54,37 +54,11 @@ func ReadTargets(path string, ds *Dataset) (*Targets, error) {
 }
 
 func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
-	br := bufio.NewReaderSize(r, 1<<20)
-	lineNo := 0
-	lineErr := func(kind error, format string, args ...any) error {
-		return &ParseError{File: name, Line: lineNo, Err: errorf(kind, format, args...)}
-	}
-	readLine := func() ([]byte, error) {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			lineNo++
-			return nil, lineErr(ErrRow, "line longer than %d bytes", br.Size())
-		}
-		if err == io.EOF && len(line) == 0 {
-			return nil, io.EOF
-		}
-		if err != nil && err != io.EOF {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		lineNo++
-		line = bytes.TrimSuffix(line, []byte{'\n'})
-		return bytes.TrimSuffix(line, []byte{'\r'}), nil
-	}
-	first, err := readLine()
-	if err == io.EOF {
-		return nil, &ParseError{File: name, Err: errorf(ErrHeader, "empty file: no `# %s %s ...` header", TargetsMagic, FormatVersion)}
-	}
+	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+	lineErr := lr.lineErr
+	h, err := lr.readHeader(TargetsMagic)
 	if err != nil {
 		return nil, err
-	}
-	h, err := ParseHeader(string(first), TargetsMagic)
-	if err != nil {
-		return nil, lineErr(ErrHeader, "%v", err)
 	}
 	slots, ok, err := h.Int("slots")
 	if err == nil && !ok {
@@ -99,19 +73,16 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 	if err != nil {
 		return nil, lineErr(ErrHeader, "%v", err)
 	}
-	qids := make(map[string]int, ds.NumQueries())
-	for q, id := range ds.QIDs {
-		qids[id] = q
-	}
+	qids := qidIndex(ds)
 	t := &Targets{Header: h, Slots: slots}
 	var lines []int32
 	sorted := true
 	var fields [5][]byte
 	fieldErr := func(f int, kind error, format string, args ...any) error {
-		return &ParseError{File: name, Line: lineNo, Field: f, Token: shorten(fields[f-1]), Err: errorf(kind, format, args...)}
+		return &ParseError{File: name, Line: lr.line, Field: f, Token: shorten(fields[f-1]), Err: errorf(kind, format, args...)}
 	}
 	for {
-		line, err := readLine()
+		line, err := lr.readLine()
 		if err == io.EOF {
 			break
 		}
@@ -160,7 +131,7 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 		t.Slot = append(t.Slot, uint8(slot))
 		t.Target = append(t.Target, target)
 		t.Weight = append(t.Weight, weight)
-		lines = append(lines, int32(lineNo))
+		lines = append(lines, int32(lr.line))
 	}
 	if !sorted {
 		if err := t.sortRows(name, lines); err != nil {

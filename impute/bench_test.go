@@ -29,18 +29,7 @@ func mslrShaped(seed uint64) *data.Dataset {
 			n = 908
 		}
 		for range n {
-			u, l := rng.Float64(), uint8(0)
-			switch {
-			case u > 0.99:
-				l = 4
-			case u > 0.97:
-				l = 3
-			case u > 0.84:
-				l = 2
-			case u > 0.52:
-				l = 1
-			}
-			ds.Labels = append(ds.Labels, l)
+			ds.Labels = append(ds.Labels, mslrLabel(rng.Float64()))
 		}
 		ds.QueryOffsets = append(ds.QueryOffsets, len(ds.Labels))
 		ds.QIDs = append(ds.QIDs, fmt.Sprint(q+1))

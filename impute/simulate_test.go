@@ -25,17 +25,7 @@ func testDataset(q, maxSize int, seed uint64) *data.Dataset {
 			n = 1
 		}
 		for range n {
-			l := uint8(0)
-			switch u := rng.Float64(); {
-			case u > 0.99:
-				l = 4
-			case u > 0.97:
-				l = 3
-			case u > 0.84:
-				l = 2
-			case u > 0.52:
-				l = 1
-			}
+			l := mslrLabel(rng.Float64())
 			ds.Labels = append(ds.Labels, l)
 			ds.Features = append(ds.Features, float32(l)+float32(rng.Float64()), float32(rng.Float64()))
 		}
@@ -43,6 +33,22 @@ func testDataset(q, maxSize int, seed uint64) *data.Dataset {
 		ds.QIDs = append(ds.QIDs, fmt.Sprint(100+i))
 	}
 	return ds
+}
+
+// mslrLabel maps a uniform u to a grade with MSLR-WEB10K's frequencies,
+// 52/32/13/2/1 %.
+func mslrLabel(u float64) uint8 {
+	switch {
+	case u > 0.99:
+		return 4
+	case u > 0.97:
+		return 3
+	case u > 0.84:
+		return 2
+	case u > 0.52:
+		return 1
+	}
+	return 0
 }
 
 // featureOrder ranks each query's docs by feature 1 descending.

@@ -40,7 +40,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFloat32$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker
-	$(GO) test -run '^$$' -fuzz '^FuzzLegacyAttrs$$' -fuzztime $(FUZZTIME) ./internal/xgboost
+	$(GO) test -run '^$$' -fuzz '^FuzzLegacyAttrs$$' -fuzztime $(FUZZTIME) ./trainer/xgboost
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -13,7 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/data/atomicfile"
 )
 
 // The binary cache keeps a parsed file in one file per (absolute path,

@@ -22,7 +22,6 @@ import (
 	"sync"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/modelmeta"
 )
 
 // Matrix is a design matrix with its labels, row weights and query groups.
@@ -34,7 +33,7 @@ type Matrix struct {
 	Groups     []uint32  // sizes of consecutive query groups (LambdaMART); nil otherwise
 	// Meta describes the model trained on the matrix (kind, slots, feature
 	// count, metric, targets).
-	Meta modelmeta.Meta
+	Meta Meta
 }
 
 // Row returns row i of X (a sub-slice).
@@ -145,8 +144,8 @@ func PIOPT(ds *data.Dataset, t *data.Targets) (*Matrix, error) {
 	m := &Matrix{
 		X: make([]float32, n*cols), Rows: n, Cols: cols,
 		Labels: make([]float32, n), Weights: make([]float32, n),
-		Meta: modelmeta.Meta{
-			Kind: modelmeta.KindPIOPT, Slots: t.Slots, Features: F,
+		Meta: Meta{
+			Kind: KindPIOPT, Slots: t.Slots, Features: F,
 			Metric: t.Header["metric"], Targets: describeTargets(t.Header),
 		},
 	}
@@ -174,7 +173,7 @@ func SUP(ds *data.Dataset, target SupTarget) (*Matrix, error) {
 	m := &Matrix{
 		X: ds.Features, Rows: n, Cols: ds.NumFeatures,
 		Labels: make([]float32, n), Weights: make([]float32, n),
-		Meta: modelmeta.Meta{Kind: modelmeta.KindSUP, Features: ds.NumFeatures, Metric: target.String()},
+		Meta: Meta{Kind: KindSUP, Features: ds.NumFeatures, Metric: target.String()},
 	}
 	var gain [256]float32
 	for rel := range gain {
@@ -205,7 +204,7 @@ func LambdaMART(ds *data.Dataset) (*Matrix, error) {
 	m := &Matrix{
 		X: ds.Features, Rows: n, Cols: ds.NumFeatures,
 		Labels: make([]float32, n), Groups: make([]uint32, ds.NumQueries()),
-		Meta: modelmeta.Meta{Kind: modelmeta.KindLambdaMART, Features: ds.NumFeatures, Metric: "relevance"},
+		Meta: Meta{Kind: KindLambdaMART, Features: ds.NumFeatures, Metric: "relevance"},
 	}
 	for d, l := range ds.Labels {
 		m.Labels[d] = float32(l)
@@ -234,7 +233,7 @@ func Scoring(ds *data.Dataset, slots int) (m *Matrix, offsets []int, err error) 
 	F := ds.NumFeatures
 	n, cols := offsets[ds.NumQueries()], F+slots
 	m = &Matrix{X: make([]float32, n*cols), Rows: n, Cols: cols,
-		Meta: modelmeta.Meta{Kind: modelmeta.KindPIOPT, Slots: slots, Features: F}}
+		Meta: Meta{Kind: KindPIOPT, Slots: slots, Features: F}}
 	// Split by query so each goroutine knows its queries' slot counts.
 	nq := ds.NumQueries()
 	parallelRows(nq, func(qlo, qhi int) {

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/modelmeta"
 )
 
 // tiny has query "a" with 3 docs and query "b" with 2, F = 2.
@@ -78,7 +77,7 @@ func TestPIOPT(t *testing.T) {
 	if math.Abs(wa-1) > 1e-6 || math.Abs(wb-1) > 1e-6 {
 		t.Errorf("query weights %g %g", wa, wb)
 	}
-	if m.Meta.Kind != modelmeta.KindPIOPT || m.Meta.Slots != 2 || m.Meta.Features != 2 || m.Meta.Metric != "ndcg" ||
+	if m.Meta.Kind != KindPIOPT || m.Meta.Slots != 2 || m.Meta.Features != 2 || m.Meta.Metric != "ndcg" ||
 		m.Meta.Targets != "logging=uniform metric=ndcg slots=2" {
 		t.Errorf("meta %+v", m.Meta)
 	}
@@ -159,7 +158,7 @@ func TestSUP(t *testing.T) {
 		if !slices.Equal(m.Weights, w) {
 			t.Errorf("weights %v, want %v", m.Weights, w)
 		}
-		if m.Meta.Kind != modelmeta.KindSUP || m.Meta.Metric != c.target.String() || m.Meta.Slots != 0 {
+		if m.Meta.Kind != KindSUP || m.Meta.Metric != c.target.String() || m.Meta.Slots != 0 {
 			t.Errorf("meta %+v", m.Meta)
 		}
 	}
@@ -179,7 +178,7 @@ func TestLambdaMART(t *testing.T) {
 	if !slices.Equal(m.Labels, []float32{0, 2, 1, 4, 0}) || !slices.Equal(m.Groups, []uint32{3, 2}) || m.Weights != nil {
 		t.Fatalf("labels %v groups %v weights %v", m.Labels, m.Groups, m.Weights)
 	}
-	if m.Meta.Kind != modelmeta.KindLambdaMART {
+	if m.Meta.Kind != KindLambdaMART {
 		t.Errorf("meta %+v", m.Meta)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/progress"
 )
 
@@ -107,7 +107,7 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 			return nil, fmt.Errorf("policy name %q given twice (or reserved); models are named by kind unless EvalOptions.Names says otherwise", names[i])
 		}
 		seen[names[i]] = true
-		if m.Meta().Kind == modelmeta.KindPIOPT && slots == 0 {
+		if m.Meta().Kind == features.KindPIOPT && slots == 0 {
 			slots = m.Meta().Slots
 		}
 	}

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/features"
 )
 
 // testdata/xgb174-* were written by XGBoost 1.7.4 itself (TestWriteFixture,
@@ -62,7 +62,7 @@ func TestXGBoostFixture(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if m.Meta().Kind != modelmeta.KindPIOPT || m.Meta().Features != 4 || m.Meta().Slots != 3 || m.Trees() != 20 {
+		if m.Meta().Kind != features.KindPIOPT || m.Meta().Features != 4 || m.Meta().Slots != 3 || m.Trees() != 20 {
 			t.Errorf("%s: %+v, %d trees", path, m.Meta(), m.Trees())
 		}
 		out := make([]float64, len(want))

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/features"
 )
 
 // Test helpers: hand-made XGBoost models written in XGBoost 1.7's own
@@ -52,8 +52,8 @@ func stump(numFeature int, f uint32, thr, lv, rv float32) xgbTree {
 	return t.tree(numFeature)
 }
 
-func metaAttrs(kind string, features, slots int) map[string]string {
-	return modelmeta.Meta{Kind: kind, Slots: slots, Features: features, Metric: "ndcg@3", Targets: "test"}.Attrs()
+func metaAttrs(kind string, nfeat, slots int) map[string]string {
+	return features.Meta{Kind: kind, Slots: slots, Features: nfeat, Metric: "ndcg@3", Targets: "test"}.Attrs()
 }
 
 func newXGB(kind string, features, slots int, base float32, trees ...xgbTree) *xgbModel {

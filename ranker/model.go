@@ -14,7 +14,7 @@ import (
 
 	"github.com/dmitryikh/leaves"
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/progress"
 )
 
@@ -26,7 +26,7 @@ import (
 // A Model is safe for concurrent use.
 type Model struct {
 	name string
-	meta modelmeta.Meta
+	meta features.Meta
 	// blocks are consecutive groups of at most treesPerBlock trees, each a
 	// leaves ensemble; the first carries the base score, the others 0.
 	blocks    []*leaves.Ensemble
@@ -59,7 +59,7 @@ func parseModel(b []byte, name string, perBlock int) (*Model, error) {
 	if err := xm.check(); err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
-	meta, err := modelmeta.FromAttrs(xm.attrs)
+	meta, err := features.MetaFromAttrs(xm.attrs)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
@@ -87,7 +87,7 @@ func parseModel(b []byte, name string, perBlock int) (*Model, error) {
 func (m *Model) Name() string { return m.name }
 
 // Meta returns piopt's metadata stored in the model.
-func (m *Model) Meta() modelmeta.Meta { return m.meta }
+func (m *Model) Meta() features.Meta { return m.meta }
 
 // Trees returns the number of trees.
 func (m *Model) Trees() int { return m.trees }

@@ -11,14 +11,13 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/modelmeta"
 )
 
 // A PI-OPT model whose score is known by hand: 10 in slot 1, 20 in slot 2,
 // plus 1 when feature 1 ≥ 5, plus the base score 0.5.
 func handPIOPT(t *testing.T, format string) *Model {
 	F, L := 2, 3
-	xm := newXGB(modelmeta.KindPIOPT, F, L, 0.5,
+	xm := newXGB(features.KindPIOPT, F, L, 0.5,
 		stump(F+L, uint32(F+0), 0.5, 0, 10),
 		stump(F+L, uint32(F+1), 0.5, 0, 20),
 		stump(F+L, 0, 5, 0, 1),
@@ -81,9 +80,9 @@ func TestScoreMatchesRowsAndThreads(t *testing.T) {
 	for _, L := range []int{0, 3} {
 		F := 5
 		ds := testDataset(rng, F, sizes...)
-		kind := modelmeta.KindSUP
+		kind := features.KindSUP
 		if L > 0 {
-			kind = modelmeta.KindPIOPT
+			kind = features.KindPIOPT
 		}
 		var trees []xgbTree
 		for range 50 {
@@ -199,7 +198,7 @@ func mslrFold(rng *rand.Rand) (*data.Dataset, *xgbModel) {
 	for range 300 {
 		trees = append(trees, randomTree(rng, F+L, 70, []float32{0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5}))
 	}
-	return ds, newXGB(modelmeta.KindPIOPT, F, L, 0.5, trees...)
+	return ds, newXGB(features.KindPIOPT, F, L, 0.5, trees...)
 }
 
 // BenchmarkScoreMSLR measures test-fold scoring throughput (rows/s) on
@@ -238,7 +237,7 @@ func TestScoreMatchesFeaturesScoring(t *testing.T) {
 	for range 20 {
 		trees = append(trees, randomTree(rng, F+L, 20, []float32{0.5, 1, 3, 5, 9}))
 	}
-	m, err := ParseModel(xgb17Binary(newXGB(modelmeta.KindPIOPT, F, L, 0, trees...)), "layout")
+	m, err := ParseModel(xgb17Binary(newXGB(features.KindPIOPT, F, L, 0, trees...)), "layout")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,7 +274,7 @@ func TestScoreAllocations(t *testing.T) {
 	for range 10 {
 		trees = append(trees, randomTree(rng, 13, 10, []float32{0.5, 1.5, 2.5}))
 	}
-	m, err := ParseModel(xgb17Binary(newXGB(modelmeta.KindPIOPT, 10, 3, 0.5, trees...)), "alloc")
+	m, err := ParseModel(xgb17Binary(newXGB(features.KindPIOPT, 10, 3, 0.5, trees...)), "alloc")
 	if err != nil {
 		t.Fatal(err)
 	}

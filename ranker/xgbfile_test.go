@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/dmitryikh/leaves"
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/features"
 )
 
 // predictOne scores one float32 row with m.
@@ -28,7 +28,7 @@ func predictOne(t *testing.T, m *Model, row []float32) float64 {
 // them, on a one-split model whose answer is known by hand.
 func TestTransformFixesLeaves(t *testing.T) {
 	// x[0] < 2 ? -1 : +1, base score 0.5, 1 feature + 0 slots.
-	xm := newXGB(modelmeta.KindSUP, 1, 0, 0.5, stump(1, 0, 2, -1, 1))
+	xm := newXGB(features.KindSUP, 1, 0, 0.5, stump(1, 0, 2, -1, 1))
 	raw := xgb17Binary(xm)
 
 	// Fix 1 is not exercised: leaves reads "binf" and the next 4 bytes as
@@ -79,7 +79,7 @@ func TestTransformFixesLeaves(t *testing.T) {
 // Splits at thresholds around zero and at the extremes of float32.
 func TestTransformEdgeThresholds(t *testing.T) {
 	for _, thr := range []float32{0, float32(math.Copysign(0, -1)), math.SmallestNonzeroFloat32, -math.SmallestNonzeroFloat32, math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1))} {
-		xm := newXGB(modelmeta.KindSUP, 1, 0, 0, stump(1, 0, thr, -1, 1))
+		xm := newXGB(features.KindSUP, 1, 0, 0, stump(1, 0, thr, -1, 1))
 		m, err := ParseModel(xgb17Binary(xm), "edge")
 		if err != nil {
 			t.Fatal(err)
@@ -101,7 +101,7 @@ func TestDefaultDirection(t *testing.T) {
 	var c tb
 	c.leaf(math.MaxInt32, 0)
 	c.split(0, 0, 1, false, -10, 10)
-	xm := newXGB(modelmeta.KindSUP, 1, 0, 0, b.tree(1), c.tree(1))
+	xm := newXGB(features.KindSUP, 1, 0, 0, b.tree(1), c.tree(1))
 	m, err := ParseModel(xgb17Binary(xm), "nan")
 	if err != nil {
 		t.Fatal(err)
@@ -118,9 +118,9 @@ func TestRandomModelsBothFormats(t *testing.T) {
 	values := []float32{0, 1, 2, 3, 4.5, 5, 6, 7, 8, 9, 0.5}
 	for trial := range 20 {
 		F, L := 1+rng.IntN(6), rng.IntN(4)
-		kind := modelmeta.KindSUP
+		kind := features.KindSUP
 		if L > 0 {
-			kind = modelmeta.KindPIOPT
+			kind = features.KindPIOPT
 		}
 		cols := F + L
 		var trees []xgbTree
@@ -165,13 +165,13 @@ func TestRandomModelsBothFormats(t *testing.T) {
 }
 
 func TestModelMetadata(t *testing.T) {
-	xm := newXGB(modelmeta.KindPIOPT, 4, 3, 0, stump(7, 5, 0.5, 0, 1))
+	xm := newXGB(features.KindPIOPT, 4, 3, 0, stump(7, 5, 0.5, 0, 1))
 	for _, b := range [][]byte{xgb17Binary(xm), xgb17JSON(xm)} {
 		m, err := ParseModel(b, "meta")
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := modelmeta.Meta{Kind: modelmeta.KindPIOPT, Slots: 3, Features: 4, Metric: "ndcg@3", Targets: "test"}
+		want := features.Meta{Kind: features.KindPIOPT, Slots: 3, Features: 4, Metric: "ndcg@3", Targets: "test"}
 		if m.Meta() != want || m.Trees() != 1 || m.Objective() != "reg:squarederror" {
 			t.Errorf("got %+v, %d trees, %s", m.Meta(), m.Trees(), m.Objective())
 		}
@@ -179,7 +179,7 @@ func TestModelMetadata(t *testing.T) {
 }
 
 func TestParseModelErrors(t *testing.T) {
-	good := func() *xgbModel { return newXGB(modelmeta.KindSUP, 2, 0, 0, stump(2, 1, 0.5, 0, 1)) }
+	good := func() *xgbModel { return newXGB(features.KindSUP, 2, 0, 0, stump(2, 1, 0.5, 0, 1)) }
 	cases := []struct {
 		name string
 		edit func(m *xgbModel)
@@ -222,7 +222,7 @@ func TestParseModelErrors(t *testing.T) {
 
 // Every truncation of a valid file is an error, never a panic.
 func TestParseModelTruncated(t *testing.T) {
-	xm := newXGB(modelmeta.KindPIOPT, 2, 3, 0.5, stump(5, 1, 0.5, 0, 1), stump(5, 3, 0.5, 2, 3))
+	xm := newXGB(features.KindPIOPT, 2, 3, 0.5, stump(5, 1, 0.5, 0, 1), stump(5, 3, 0.5, 2, 3))
 	b := xgb17Binary(xm)
 	for n := range len(b) {
 		if _, err := ParseModel(b[:n], "t"); err == nil {
@@ -236,7 +236,7 @@ func TestParseModelTruncated(t *testing.T) {
 
 // Corrupt bytes give an error or a model, never a panic or a hang.
 func FuzzParseModel(f *testing.F) {
-	xm := newXGB(modelmeta.KindPIOPT, 2, 3, 0.5, stump(5, 1, 0.5, 0, 1), stump(5, 3, 0.5, 2, 3))
+	xm := newXGB(features.KindPIOPT, 2, 3, 0.5, stump(5, 1, 0.5, 0, 1), stump(5, 3, 0.5, 2, 3))
 	f.Add(xgb17Binary(xm))
 	f.Add(xgb17JSON(xm))
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -253,7 +253,7 @@ func FuzzParseModel(f *testing.F) {
 // ordinary test run.
 func TestParseModelCorrupt(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	xm := newXGB(modelmeta.KindPIOPT, 2, 3, 0.5, randomTree(rng, 5, 12, []float32{0, 0.5, 1}), stump(5, 3, 0.5, 2, 3))
+	xm := newXGB(features.KindPIOPT, 2, 3, 0.5, randomTree(rng, 5, 12, []float32{0, 0.5, 1}), stump(5, 3, 0.5, 2, 3))
 	for _, orig := range [][]byte{xgb17Binary(xm), xgb17JSON(xm)} {
 		for range 3000 {
 			b := bytes.Clone(orig)

@@ -21,8 +21,8 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/modelmeta"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 var update = flag.Bool("update", false, "regenerate testdata/xgb174-* with XGBoost")
@@ -95,7 +95,7 @@ func trainModel(t testing.TB, ds *data.Dataset, s trainSpec) (bst *xgboost.Boost
 			t.Fatal(err)
 		}
 	}
-	meta := modelmeta.Meta{Kind: s.kind, Slots: s.slots, Features: ds.NumFeatures, Metric: "ndcg@3", Targets: "test: gain/log2(j+1)"}
+	meta := features.Meta{Kind: s.kind, Slots: s.slots, Features: ds.NumFeatures, Metric: "ndcg@3", Targets: "test: gain/log2(j+1)"}
 	for k, v := range meta.Attrs() {
 		if err := bst.SetAttr(k, v); err != nil {
 			t.Fatal(err)
@@ -157,9 +157,9 @@ func TestInferenceEqualsXGBoost(t *testing.T) {
 	}
 	ds := testDataset(rng, 8, sizes...)
 	for _, s := range []trainSpec{
-		{modelmeta.KindPIOPT, 3, 200, 31, "reg:squarederror"},
-		{modelmeta.KindSUP, 0, 200, 31, "reg:squarederror"},
-		{modelmeta.KindLambdaMART, 0, 100, 15, "rank:ndcg"},
+		{features.KindPIOPT, 3, 200, 31, "reg:squarederror"},
+		{features.KindSUP, 0, 200, 31, "reg:squarederror"},
+		{features.KindLambdaMART, 0, 100, 15, "rank:ndcg"},
 	} {
 		t.Run(s.kind, func(t *testing.T) {
 			bst, bin, js := trainModel(t, ds, s)
@@ -193,7 +193,7 @@ func TestInferenceEqualsXGBoostMQ2008(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	bst, bin, js := trainModel(t, train, trainSpec{modelmeta.KindPIOPT, 3, 300, 70, "reg:squarederror"})
+	bst, bin, js := trainModel(t, train, trainSpec{features.KindPIOPT, 3, 300, 70, "reg:squarederror"})
 	compareWithXGBoost(t, test, bst, map[string][]byte{"binary": bin, "json": js}, 3)
 	m, err := ParseModel(bin, "mq2008")
 	if err != nil {
@@ -224,7 +224,7 @@ func TestWriteFixture(t *testing.T) {
 		sizes[i] = 1 + rng.IntN(8)
 	}
 	ds := testDataset(rng, 4, sizes...)
-	bst, bin, js := trainModel(t, ds, trainSpec{modelmeta.KindPIOPT, 3, 20, 8, "reg:squarederror"})
+	bst, bin, js := trainModel(t, ds, trainSpec{features.KindPIOPT, 3, 20, 8, "reg:squarederror"})
 	x, _, rows := pairRows(ds, 3)
 	pred, err := bst.PredictDense(x, rows, 7, xgboost.PredictOptions{})
 	if err != nil {
@@ -254,9 +254,9 @@ func TestHandMadeFilesLoadInXGBoost(t *testing.T) {
 	values := []float32{0, 1, 2, 3, 4.5, 5, 9}
 	for trial := range 10 {
 		F, L := 1+rng.IntN(5), rng.IntN(4)
-		kind := modelmeta.KindSUP
+		kind := features.KindSUP
 		if L > 0 {
-			kind = modelmeta.KindPIOPT
+			kind = features.KindPIOPT
 		}
 		cols := F + L
 		var trees []xgbTree

@@ -30,7 +30,7 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 func envList(key, def string) []float64 {

@@ -10,14 +10,13 @@ import (
 	"path/filepath"
 
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/modelmeta"
 	"github.com/piopt/piopt/trainer"
 )
 
 // Train a SUP-style regression y = 2·x on 100 points, save it in the
 // legacy binary format and load it back with its metadata.
 func ExampleTrain() {
-	m := &features.Matrix{Rows: 100, Cols: 1, Meta: modelmeta.Meta{Kind: modelmeta.KindSUP, Features: 1, Metric: "gain"}}
+	m := &features.Matrix{Rows: 100, Cols: 1, Meta: features.Meta{Kind: features.KindSUP, Features: 1, Metric: "gain"}}
 	for i := range 100 {
 		m.X = append(m.X, float32(i)/100)
 		m.Labels = append(m.Labels, 2*float32(i)/100)

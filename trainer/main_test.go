@@ -6,7 +6,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 func TestMain(m *testing.M) {

@@ -8,8 +8,7 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/modelmeta"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 func TestRMSEByHand(t *testing.T) {
@@ -106,7 +105,7 @@ func TestTrainWithoutCgo(t *testing.T) {
 	if xgboost.Available {
 		t.Skip("built with cgo")
 	}
-	m := &features.Matrix{Rows: 1, Cols: 1, X: []float32{1}, Labels: []float32{1}, Meta: modelmeta.Meta{Kind: modelmeta.KindSUP, Features: 1}}
+	m := &features.Matrix{Rows: 1, Cols: 1, X: []float32{1}, Labels: []float32{1}, Meta: features.Meta{Kind: features.KindSUP, Features: 1}}
 	if _, err := Train(context.Background(), m, nil, Defaults(), nil); !errors.Is(err, xgboost.ErrNoCgo) {
 		t.Fatalf("Train without cgo: %v", err)
 	}

@@ -12,7 +12,7 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 // Objectives piopt trains with.

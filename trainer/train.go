@@ -12,9 +12,8 @@ import (
 	"time"
 
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/atomicfile"
-	"github.com/piopt/piopt/internal/modelmeta"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 // Attribute keys a trained model carries besides modelmeta's. best_iteration
@@ -46,7 +45,7 @@ type Timing struct {
 
 // Model is a trained booster with piopt's metadata.
 type Model struct {
-	Meta    modelmeta.Meta
+	Meta    features.Meta
 	Params  Params // as trained (zero when loaded from a file)
 	Rounds  int    // rounds in the model (after truncation to the best)
 	Trained int    // rounds trained (before truncation)
@@ -361,7 +360,7 @@ func Load(path string) (*Model, error) {
 }
 
 func fromAttrs(a map[string]string) (*Model, error) {
-	meta, err := modelmeta.FromAttrs(a)
+	meta, err := features.MetaFromAttrs(a)
 	if err != nil {
 		return nil, err
 	}

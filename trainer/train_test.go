@@ -15,11 +15,10 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/modelmeta"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
-var supMeta = modelmeta.Meta{Kind: modelmeta.KindSUP, Features: 2, Metric: "gain"}
+var supMeta = features.Meta{Kind: features.KindSUP, Features: 2, Metric: "gain"}
 
 // grid returns the n×n grid on [0,1)² with y = f(x0, x1), unweighted.
 func grid(n int, f func(a, b float64) float64) *features.Matrix {
@@ -76,7 +75,7 @@ func TestLearnsKnownFunction(t *testing.T) {
 // 0, equally weighted, give 1.
 func TestWeightsPullTowardTheHeavierTarget(t *testing.T) {
 	for _, weighted := range []bool{false, true} {
-		x := &features.Matrix{Cols: 1, Meta: modelmeta.Meta{Kind: modelmeta.KindSUP, Features: 1}}
+		x := &features.Matrix{Cols: 1, Meta: features.Meta{Kind: features.KindSUP, Features: 1}}
 		for i := range 400 {
 			side := float32(i / 200)
 			y := float32(i % 2) // x = 0: targets 0, 1
@@ -117,7 +116,7 @@ func TestWeightsPullTowardTheHeavierTarget(t *testing.T) {
 func TestSaveLoad(t *testing.T) {
 	dir := t.TempDir()
 	tr := grid(30, func(a, b float64) float64 { return a * b })
-	tr.Meta = modelmeta.Meta{Kind: modelmeta.KindPIOPT, Slots: 1, Features: 1, Metric: "ndcg", Targets: "logging=uniform seed=3"}
+	tr.Meta = features.Meta{Kind: features.KindPIOPT, Slots: 1, Features: 1, Metric: "ndcg", Targets: "logging=uniform seed=3"}
 	m, err := Train(context.Background(), tr, nil, small(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +164,7 @@ func TestSaveLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if meta, err := modelmeta.FromAttrs(attrs); err != nil || meta != tr.Meta {
+	if meta, err := features.MetaFromAttrs(attrs); err != nil || meta != tr.Meta {
 		t.Fatalf("metadata from the binary file: %+v %v", meta, err)
 	}
 	if !strings.Contains(attrs[AttrParams], "trees=100 leaves=16 learning_rate=0.1") {
@@ -201,7 +200,7 @@ func TestLoadRefusesForeignModels(t *testing.T) {
 
 func noisy(n int, seed uint64) *features.Matrix {
 	r := rand.New(rand.NewPCG(seed, 9))
-	m := &features.Matrix{Rows: n, Cols: 4, Meta: modelmeta.Meta{Kind: modelmeta.KindSUP, Features: 4}}
+	m := &features.Matrix{Rows: n, Cols: 4, Meta: features.Meta{Kind: features.KindSUP, Features: 4}}
 	for range n {
 		x := []float32{r.Float32(), r.Float32(), float32(r.IntN(5)), r.Float32()}
 		m.X = append(m.X, x...)
@@ -300,7 +299,7 @@ func TestEarlyStopping(t *testing.T) {
 func TestLambdaMART(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
 	mk := func(queries int) *features.Matrix {
-		m := &features.Matrix{Cols: 3, Meta: modelmeta.Meta{Kind: modelmeta.KindLambdaMART, Features: 3}}
+		m := &features.Matrix{Cols: 3, Meta: features.Meta{Kind: features.KindLambdaMART, Features: 3}}
 		for range queries {
 			n := 5 + r.IntN(20)
 			for range n {

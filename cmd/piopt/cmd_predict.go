@@ -7,7 +7,7 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"

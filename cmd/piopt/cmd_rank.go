@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/atomicfile"
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
@@ -91,7 +91,7 @@ func runRank(c *cli.Context) error {
 		if err != nil {
 			return err
 		}
-		if sup.Meta().Kind == modelmeta.KindPIOPT {
+		if sup.Meta().Kind == features.KindPIOPT {
 			return fmt.Errorf("--sup-model %s is a PI-OPT model; give it as --model", p)
 		}
 		models = append(models, sup)

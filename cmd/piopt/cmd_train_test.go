@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/modelmeta"
+	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -84,7 +84,7 @@ func TestTrainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Meta.Kind != modelmeta.KindPIOPT || m.Meta.Slots != 3 || m.Meta.Features != 5 || m.Meta.Metric != "ndcg@3" ||
+	if m.Meta.Kind != features.KindPIOPT || m.Meta.Slots != 3 || m.Meta.Features != 5 || m.Meta.Metric != "ndcg@3" ||
 		!strings.Contains(m.Meta.Targets, "logging=uniform") || m.Rounds != 20 || m.Metric != "rmse" || !(m.BestScore > 0) {
 		t.Fatalf("PI-OPT model %+v", m)
 	}
@@ -108,7 +108,7 @@ func TestTrainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Meta.Kind != modelmeta.KindSUP || m.Meta.Metric != "gain" || m.Meta.Slots != 0 || m.Rounds != m.BestIteration+1 {
+	if m.Meta.Kind != features.KindSUP || m.Meta.Metric != "gain" || m.Meta.Slots != 0 || m.Rounds != m.BestIteration+1 {
 		t.Fatalf("SUP model %+v", m)
 	}
 	m.Close()
@@ -123,7 +123,7 @@ func TestTrainCommand(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Meta.Kind != modelmeta.KindLambdaMART || m.Metric != "ndcg@3" || !(m.BestScore > 0.5) {
+	if m.Meta.Kind != features.KindLambdaMART || m.Metric != "ndcg@3" || !(m.BestScore > 0.5) {
 		t.Fatalf("LambdaMART model %+v", m)
 	}
 	m.Close()

@@ -70,7 +70,7 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/data/atomicfile"
 )
 
 // DefaultQueries is the default size: about 120,000 documents, on which the

@@ -30,7 +30,7 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 // The feature-subset rankers and DM's models are single regressions that

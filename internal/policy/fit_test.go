@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 func needXGBoost(t *testing.T) {

@@ -1,10 +1,10 @@
-package modelmeta
+package features
 
 import "testing"
 
-func TestRoundTrip(t *testing.T) {
+func TestMetaRoundTrip(t *testing.T) {
 	m := Meta{Kind: KindPIOPT, Slots: 3, Features: 136, Metric: "ndcg@3", Targets: "uniform 1e7"}
-	got, err := FromAttrs(m.Attrs())
+	got, err := MetaFromAttrs(m.Attrs())
 	if err != nil || got != m {
 		t.Fatalf("round trip: %+v, %v", got, err)
 	}
@@ -13,7 +13,7 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
-func TestRejects(t *testing.T) {
+func TestMetaRejects(t *testing.T) {
 	for _, a := range []map[string]string{
 		{},
 		{"piopt_kind": "forest", "piopt_slots": "0", "piopt_features": "3"},
@@ -21,8 +21,8 @@ func TestRejects(t *testing.T) {
 		{"piopt_kind": "sup", "piopt_slots": "0", "piopt_features": "0"},
 		{"piopt_kind": "pi-opt", "piopt_slots": "0", "piopt_features": "3"},
 	} {
-		if _, err := FromAttrs(a); err == nil {
-			t.Errorf("FromAttrs(%v) accepted", a)
+		if _, err := MetaFromAttrs(a); err == nil {
+			t.Errorf("MetaFromAttrs(%v) accepted", a)
 		}
 	}
 }

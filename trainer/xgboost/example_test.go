@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log"
 
-	"github.com/piopt/piopt/internal/xgboost"
+	"github.com/piopt/piopt/trainer/xgboost"
 )
 
 // Fit y = 10·[x ≥ 0.5] − 5 with one two-leaf tree, save it in the legacy

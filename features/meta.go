@@ -1,8 +1,9 @@
-// Package modelmeta owns the piopt metadata stored inside every model file
-// as XGBoost booster attributes, so that a command can refuse a model that
-// does not fit its data. It has no cgo: the pure-Go inference path reads the
-// same attributes from the saved file.
-package modelmeta
+package features
+
+// The piopt metadata stored inside every model file as XGBoost booster
+// attributes, so that a command can refuse a model that does not fit its data.
+// It has no cgo: the pure-Go inference path reads the same attributes from the
+// saved file.
 
 import (
 	"fmt"
@@ -26,8 +27,8 @@ const (
 	keyVersion  = "piopt_version"
 )
 
-// Version of the metadata layout.
-const Version = "1"
+// MetaVersion is the version of the metadata layout.
+const MetaVersion = "1"
 
 // Meta describes what a model was trained on.
 type Meta struct {
@@ -49,12 +50,12 @@ func (m Meta) Attrs() map[string]string {
 		keyFeatures: strconv.Itoa(m.Features),
 		keyMetric:   m.Metric,
 		keyTargets:  m.Targets,
-		keyVersion:  Version,
+		keyVersion:  MetaVersion,
 	}
 }
 
-// FromAttrs reads Meta back from booster attributes.
-func FromAttrs(a map[string]string) (Meta, error) {
+// MetaFromAttrs reads Meta back from booster attributes.
+func MetaFromAttrs(a map[string]string) (Meta, error) {
 	var m Meta
 	m.Kind = a[keyKind]
 	switch m.Kind {

@@ -11,15 +11,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/internal/report"
-	"github.com/piopt/piopt/trainer/xgboost"
 	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/trainer/xgboost"
 	"github.com/urfave/cli/v2"
 )
 

@@ -7,9 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/experiment"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"

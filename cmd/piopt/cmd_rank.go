@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"

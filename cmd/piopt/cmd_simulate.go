@@ -8,9 +8,9 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"

@@ -27,10 +27,10 @@ import (
 	"time"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"

@@ -40,11 +40,16 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseFloat32$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker
-	$(GO) test -run '^$$' -fuzz '^FuzzLegacyAttrs$$' -fuzztime $(FUZZTIME) ./trainer/xgboost
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./ranker/xgbmodel
 
+# lint checks formatting, go vet and staticcheck, which it installs into
+# $(go env GOPATH)/bin when missing (from the Go module proxy).
+STATICCHECK ?= $(shell command -v staticcheck || echo "$$($(GO) env GOPATH)/bin/staticcheck")
 lint:
-	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	@out=$$(gofmt -l .); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
+	@[ -x "$(STATICCHECK)" ] || { echo "installing staticcheck"; $(GO) install honnef.co/go/tools/cmd/staticcheck@latest; }
+	$(STATICCHECK) $(PKGS)
 
 clean:
 	rm -rf bin $(DEMO)

@@ -1,10 +1,3 @@
-// Package data owns piopt's view of learning-to-rank data: the LETOR/SVMlight
-// reader, the in-memory Dataset of flat slices, its binary cache, and the
-// slate-log and targets files. Its subpackage synth generates deterministic
-// MSLR-shaped folds.
-//
-// A document is always identified by its 0-based position inside its query's
-// block; a query by its raw qid string and its index in the Dataset.
 package data
 
 import "fmt"

@@ -93,11 +93,8 @@ func parseLine(line []byte, sx *lineSyntax, idx []int32, val []float32) (pl pars
 			if len(line)-p >= 4 && string(line[p:p+4]) == "qid:" {
 				p = tokenEnd(line, p)
 				tok = line[start:p]
-				if !sx.wantQID {
-					return pl, idx, val, &fieldError{field, tok, errorf(ErrQID, "qid: given, but the query file %s groups the lines", sx.queryFile)}
-				}
-				if len(tok) == 4 {
-					return pl, idx, val, &fieldError{field, tok, errorf(ErrQID, "empty qid")}
+				if !sx.wantQID || len(tok) == 4 {
+					return pl, idx, val, qidError(tok, sx)
 				}
 				pl.qid = tok[4:]
 				continue
@@ -116,23 +113,10 @@ func parseLine(line []byte, sx *lineSyntax, idx []int32, val []float32) (pl pars
 			p++
 		}
 		if p == start || p == len(line) || line[p] != ':' {
-			tok = line[start:tokenEnd(line, p)]
-			if bytes.IndexByte(tok, ':') < 0 {
-				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature not of the form index:value")}
-			}
-			return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index not an integer")}
+			return pl, idx, val, featureSyntaxError(field, line[start:tokenEnd(line, p)])
 		}
 		if k < 1 || k <= prev || (sx.features > 0 && k > sx.features) || k > maxFeatureIndex {
-			tok = line[start:tokenEnd(line, p)]
-			switch {
-			case k < 1:
-				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index < 1")}
-			case k <= prev:
-				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index %d not increasing (after %d)", k, prev)}
-			case sx.features > 0 && k > sx.features:
-				return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index %d above --features %d", k, sx.features)}
-			}
-			return pl, idx, val, &fieldError{field, tok, errorf(ErrFeature, "feature index above the limit of %d dense features", maxFeatureIndex)}
+			return pl, idx, val, featureIndexError(field, line[start:tokenEnd(line, p)], k, prev, sx)
 		}
 		v, end, ok := scanFloat32(line, p+1)
 		if !ok {
@@ -149,6 +133,41 @@ func parseLine(line []byte, sx *lineSyntax, idx []int32, val []float32) (pl pars
 	}
 	pl.maxIdx = prev
 	return pl, idx, val, nil
+}
+
+// The error constructors below are kept out of parseLine so that its loop
+// stays short; they run at most once per file.
+
+// qidError explains a qid: field (field 2) that is either not wanted or
+// empty.
+func qidError(tok []byte, sx *lineSyntax) *fieldError {
+	if !sx.wantQID {
+		return &fieldError{2, tok, errorf(ErrQID, "qid: given, but the query file %s groups the lines", sx.queryFile)}
+	}
+	return &fieldError{2, tok, errorf(ErrQID, "empty qid")}
+}
+
+// featureSyntaxError explains a feature field whose index is not a number
+// followed by ':'.
+func featureSyntaxError(field int, tok []byte) *fieldError {
+	if bytes.IndexByte(tok, ':') < 0 {
+		return &fieldError{field, tok, errorf(ErrFeature, "feature not of the form index:value")}
+	}
+	return &fieldError{field, tok, errorf(ErrFeature, "feature index not an integer")}
+}
+
+// featureIndexError explains a feature index k that is out of range or not
+// above the previous index prev.
+func featureIndexError(field int, tok []byte, k, prev int, sx *lineSyntax) *fieldError {
+	switch {
+	case k < 1:
+		return &fieldError{field, tok, errorf(ErrFeature, "feature index < 1")}
+	case k <= prev:
+		return &fieldError{field, tok, errorf(ErrFeature, "feature index %d not increasing (after %d)", k, prev)}
+	case sx.features > 0 && k > sx.features:
+		return &fieldError{field, tok, errorf(ErrFeature, "feature index %d above --features %d", k, sx.features)}
+	}
+	return &fieldError{field, tok, errorf(ErrFeature, "feature index above the limit of %d dense features", maxFeatureIndex)}
 }
 
 // parseLabel reads a non-negative decimal integer no larger than maxLabel.

@@ -55,10 +55,53 @@ func ReadTargets(path string, ds *Dataset) (*Targets, error) {
 
 func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
-	lineErr := lr.lineErr
-	h, err := lr.readHeader(TargetsMagic)
+	h, slots, err := readTargetsHeader(lr, ds)
 	if err != nil {
 		return nil, err
+	}
+	qids := qidIndex(ds)
+	t := &Targets{Header: h, Slots: slots}
+	var lines []int32
+	sorted := true
+	for {
+		line, err := lr.readLine()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		if tr := bytes.TrimSpace(line); len(tr) == 0 || tr[0] == '#' {
+			continue
+		}
+		row, err := parseTargetRow(lr, line, qids, ds, slots)
+		if err != nil {
+			return nil, err
+		}
+		if n := len(t.Target); n > 0 && sorted {
+			sorted = rowLess(t.Query[n-1], t.Doc[n-1], t.Slot[n-1], row.query, row.doc, row.slot)
+		}
+		t.Query = append(t.Query, row.query)
+		t.Doc = append(t.Doc, row.doc)
+		t.Slot = append(t.Slot, row.slot)
+		t.Target = append(t.Target, row.target)
+		t.Weight = append(t.Weight, row.weight)
+		lines = append(lines, int32(lr.line))
+	}
+	if !sorted {
+		if err := t.sortRows(name, lines); err != nil {
+			return nil, err
+		}
+	}
+	return t, nil
+}
+
+// readTargetsHeader reads the header line and checks its slots= and that it
+// was made for ds.
+func readTargetsHeader(lr *lineReader, ds *Dataset) (Header, int, error) {
+	h, err := lr.readHeader(TargetsMagic)
+	if err != nil {
+		return nil, 0, err
 	}
 	slots, ok, err := h.Int("slots")
 	if err == nil && !ok {
@@ -71,74 +114,58 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 		err = CheckHeaderData(h, ds)
 	}
 	if err != nil {
-		return nil, lineErr(ErrHeader, "%v", err)
+		return nil, 0, lr.lineErr(ErrHeader, "%v", err)
 	}
-	qids := qidIndex(ds)
-	t := &Targets{Header: h, Slots: slots}
-	var lines []int32
-	sorted := true
+	return h, slots, nil
+}
+
+// targetRow is one parsed row of a targets file.
+type targetRow struct {
+	query, doc int32
+	slot       uint8
+	target     float64
+	weight     float64
+}
+
+// parseTargetRow parses the current line of lr, a row of the targets file
+// of ds with the header's slots, naming the field at fault on error.
+func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Dataset, slots int) (targetRow, error) {
 	var fields [5][]byte
 	fieldErr := func(f int, kind error, format string, args ...any) error {
-		return &ParseError{File: name, Line: lr.line, Field: f, Token: shorten(fields[f-1]), Err: errorf(kind, format, args...)}
+		return &ParseError{File: lr.name, Line: lr.line, Field: f, Token: shorten(fields[f-1]), Err: errorf(kind, format, args...)}
 	}
-	for {
-		line, err := lr.readLine()
-		if err == io.EOF {
-			break
+	rest := line
+	for i := range fields {
+		f, r, ok := bytes.Cut(rest, []byte{'\t'})
+		fields[i], rest = f, r
+		if !ok && i < 4 {
+			return targetRow{}, lr.lineErr(ErrRow, "%d tab-separated fields, want 5 (qid, doc, slot, target, weight)", i+1)
 		}
-		if err != nil {
-			return nil, err
-		}
-		if tr := bytes.TrimSpace(line); len(tr) == 0 || tr[0] == '#' {
-			continue
-		}
-		rest := line
-		for i := range fields {
-			f, r, ok := bytes.Cut(rest, []byte{'\t'})
-			fields[i], rest = f, r
-			if !ok && i < 4 {
-				return nil, lineErr(ErrRow, "%d tab-separated fields, want 5 (qid, doc, slot, target, weight)", i+1)
-			}
-			if ok && i == 4 {
-				return nil, lineErr(ErrRow, "more than 5 tab-separated fields (qid, doc, slot, target, weight)")
-			}
-		}
-		q, ok := qids[string(fields[0])]
-		if !ok {
-			return nil, fieldErr(1, ErrQID, "qid %q is not in %s", shorten(fields[0]), ds.Source)
-		}
-		doc, ok := parseDoc(bytes.TrimSpace(fields[1]))
-		if !ok || doc >= ds.QuerySize(q) {
-			return nil, fieldErr(2, ErrRow, "doc must be a position 0..%d of qid %s", ds.QuerySize(q)-1, ds.QIDs[q])
-		}
-		slot, ok := parseDoc(bytes.TrimSpace(fields[2]))
-		if !ok || slot < 1 || slot > slots {
-			return nil, fieldErr(3, ErrRow, "slot must be 1..%d (header slots=%d)", slots, slots)
-		}
-		target, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[3])), 64)
-		if err != nil || math.IsInf(target, 0) || math.IsNaN(target) {
-			return nil, fieldErr(4, ErrNumber, "target is not a finite number")
-		}
-		weight, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[4])), 64)
-		if err != nil || math.IsInf(weight, 0) || math.IsNaN(weight) || weight < 0 {
-			return nil, fieldErr(5, ErrNumber, "weight is not a finite number ≥ 0")
-		}
-		if n := len(t.Target); n > 0 && sorted {
-			sorted = rowLess(t.Query[n-1], t.Doc[n-1], t.Slot[n-1], int32(q), int32(doc), uint8(slot))
-		}
-		t.Query = append(t.Query, int32(q))
-		t.Doc = append(t.Doc, int32(doc))
-		t.Slot = append(t.Slot, uint8(slot))
-		t.Target = append(t.Target, target)
-		t.Weight = append(t.Weight, weight)
-		lines = append(lines, int32(lr.line))
-	}
-	if !sorted {
-		if err := t.sortRows(name, lines); err != nil {
-			return nil, err
+		if ok && i == 4 {
+			return targetRow{}, lr.lineErr(ErrRow, "more than 5 tab-separated fields (qid, doc, slot, target, weight)")
 		}
 	}
-	return t, nil
+	q, ok := qids[string(fields[0])]
+	if !ok {
+		return targetRow{}, fieldErr(1, ErrQID, "qid %q is not in %s", shorten(fields[0]), ds.Source)
+	}
+	doc, ok := parseDoc(bytes.TrimSpace(fields[1]))
+	if !ok || doc >= ds.QuerySize(q) {
+		return targetRow{}, fieldErr(2, ErrRow, "doc must be a position 0..%d of qid %s", ds.QuerySize(q)-1, ds.QIDs[q])
+	}
+	slot, ok := parseDoc(bytes.TrimSpace(fields[2]))
+	if !ok || slot < 1 || slot > slots {
+		return targetRow{}, fieldErr(3, ErrRow, "slot must be 1..%d (header slots=%d)", slots, slots)
+	}
+	target, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[3])), 64)
+	if err != nil || math.IsInf(target, 0) || math.IsNaN(target) {
+		return targetRow{}, fieldErr(4, ErrNumber, "target is not a finite number")
+	}
+	weight, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[4])), 64)
+	if err != nil || math.IsInf(weight, 0) || math.IsNaN(weight) || weight < 0 {
+		return targetRow{}, fieldErr(5, ErrNumber, "weight is not a finite number ≥ 0")
+	}
+	return targetRow{query: int32(q), doc: int32(doc), slot: uint8(slot), target: target, weight: weight}, nil
 }
 
 func rowLess(q1, d1 int32, s1 uint8, q2, d2 int32, s2 uint8) bool {

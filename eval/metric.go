@@ -1,9 +1,3 @@
-// Package eval owns how slates are scored: the slate metrics (DCG, NDCG@k,
-// ERR@k) with their conventions, the value of uniformly random slates, and
-// the off-policy estimators that predict a ranking policy's value from logs.
-//
-// A slate is a list of document positions inside one query (0-based), slot 1
-// first. Labels are the query's relevance grades in document order.
 package eval
 
 import (

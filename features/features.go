@@ -1,27 +1,16 @@
-// Package features builds the design matrices piopt trains on, each straight
-// into one row-major float32 buffer with no per-row allocation:
-//
-//   - PI-OPT: one row [f(x,a); onehot(j)] of F + ℓ columns per imputed
-//     target (query x, doc a, slot j), labelled with the target φ̂ and
-//     weighted with the target's row weight;
-//   - SUP: one row f(x,a) per document, labelled with its gain 2^rel − 1
-//     (or its grade), weighted 1/m_x so that every query weighs 1 in total;
-//   - LambdaMART: one row f(x,a) per document, labelled with its grade, in
-//     query groups.
-//
-// It knows nothing about how the targets were estimated, nor about XGBoost.
 package features
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/parallel"
 )
 
 // Matrix is a design matrix with its labels, row weights and query groups.
@@ -68,21 +57,18 @@ func ParseSupTarget(s string) (SupTarget, error) {
 }
 
 // parallelRows calls fill(lo, hi) on disjoint row ranges covering [0, n),
-// on up to GOMAXPROCS goroutines. Each row is written by one call, so the
-// result does not depend on the number of goroutines.
+// on up to GOMAXPROCS goroutines, in ranges of at least minChunk rows. Each
+// row is written by one call, so the result does not depend on the number
+// of goroutines.
 func parallelRows(n int, fill func(lo, hi int)) {
 	const minChunk = 1 << 14
-	w := min(runtime.GOMAXPROCS(0), max(1, n/minChunk))
-	if w <= 1 {
-		fill(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	for i := range w {
-		lo, hi := n*i/w, n*(i+1)/w
-		wg.Go(func() { fill(lo, hi) })
-	}
-	wg.Wait()
+	w := runtime.GOMAXPROCS(0)
+	size := max(minChunk, (n+w-1)/w)
+	// fill cannot fail and the context is never cancelled: no error.
+	_ = parallel.Chunks(context.Background(), n, size, w, nil, func(_ struct{}, lo, hi int) error {
+		fill(lo, hi)
+		return nil
+	})
 }
 
 func checkDataset(ds *data.Dataset) error {
@@ -213,43 +199,4 @@ func LambdaMART(ds *data.Dataset) (*Matrix, error) {
 		m.Groups[q] = uint32(ds.QuerySize(q))
 	}
 	return m, nil
-}
-
-// Scoring builds the unlabelled PI-OPT rows of every (doc, slot) pair of ds
-// that a slate of ℓ = slots can use: for query x with m_x docs, its docs in
-// order, and for each doc the slots 1..min(ℓ, m_x). Query q's rows start at
-// offsets[q]; doc a's slot j is row offsets[q] + a·min(ℓ, m_x) + j − 1.
-func Scoring(ds *data.Dataset, slots int) (m *Matrix, offsets []int, err error) {
-	if err := checkDataset(ds); err != nil {
-		return nil, nil, err
-	}
-	if slots < 1 {
-		return nil, nil, fmt.Errorf("features: %d slots", slots)
-	}
-	offsets = make([]int, ds.NumQueries()+1)
-	for q := range ds.NumQueries() {
-		offsets[q+1] = offsets[q] + ds.QuerySize(q)*min(slots, ds.QuerySize(q))
-	}
-	F := ds.NumFeatures
-	n, cols := offsets[ds.NumQueries()], F+slots
-	m = &Matrix{X: make([]float32, n*cols), Rows: n, Cols: cols,
-		Meta: Meta{Kind: KindPIOPT, Slots: slots, Features: F}}
-	// Split by query so each goroutine knows its queries' slot counts.
-	nq := ds.NumQueries()
-	parallelRows(nq, func(qlo, qhi int) {
-		for q := qlo; q < qhi; q++ {
-			lo, hi := ds.Query(q)
-			lx := min(slots, hi-lo)
-			r := offsets[q]
-			for d := lo; d < hi; d++ {
-				for j := range lx {
-					row := m.X[r*cols : (r+1)*cols]
-					copy(row, ds.Row(d))
-					row[F+j] = 1
-					r++
-				}
-			}
-		}
-	})
-	return m, offsets, nil
 }

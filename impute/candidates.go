@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/progress"
 )
 
 // Candidates are the documents each query's slates are drawn from, A(x), in
@@ -114,9 +113,9 @@ func (c *Candidates) Slots(q, l int) int { return min(l, c.Size(q)) }
 // the reader cannot know: that the slate has exactly ℓ_x slots and that
 // every document is one of the query's candidates. It calls add with the
 // query, the slate in candidate indices (reused between calls) and the
-// reward. Errors name the log's file, line and field; bar (may be nil)
-// counts records.
-func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int, bar *progress.Bar, add func(q int, s []int32, r float64)) error {
+// reward. Errors name the log's file, line and field. progress, when not
+// nil, is called with 1 after every record.
+func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int, progress func(n int64), add func(q int, s []int32, r float64)) error {
 	slate := make([]int32, 0, slots)
 	for n := 0; ; n++ {
 		if n&0xffff == 0 {
@@ -143,7 +142,9 @@ func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int,
 				j+1, rec.Slate[j], c.ds.QIDs[q], c.Size(q))
 		}
 		add(q, slate, rec.Reward)
-		bar.Add(1)
+		if progress != nil {
+			progress(1)
+		}
 	}
 }
 

@@ -114,6 +114,9 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 	return newGammaFromMoments(d, mo, opt.Cutoff, !d.weighted)
 }
 
+// newGammaFromMoments builds Γ's blocks from the class-level moments and
+// their pseudoinverses. closed selects the uniform policy's closed form for
+// Γ† (the blocks still give MulVec and the spectrum).
 func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Gamma, error) {
 	g := &Gamma{d: d, m: d.m, l: d.l, nc: len(d.w), size: d.ClassSizes(), mo: mo, closed: closed}
 	l, nc := g.l, g.nc
@@ -123,65 +126,26 @@ func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Ga
 	}
 	g.mBlk = make([][]float64, nc)
 	for c, n := range g.size {
-		if n < 2 {
-			continue
-		}
-		b := make([]float64, l*l)
-		for j := range l {
-			b[j*l+j] = mo.p1[j*nc+c] / float64(n)
-			for k := range l {
-				if k != j {
-					b[j*l+k] = -mo.pair(j, k, c, c) / (float64(n) * float64(n-1))
-				}
-			}
-		}
-		g.mBlk[c] = b
-	}
-	lc := l * nc
-	g.gBlk = make([]float64, lc*lc)
-	for j := range l {
-		for c := range nc {
-			row := (j*nc + c) * lc
-			g.gBlk[row+j*nc+c] = mo.p1[j*nc+c] / float64(g.size[c])
-			for k := range l {
-				if k == j {
-					continue
-				}
-				for c2 := range nc {
-					g.gBlk[row+k*nc+c2] = mo.pair(j, k, c, c2) * g.invSqrt[c] * g.invSqrt[c2]
-				}
-			}
+		if n >= 2 {
+			g.mBlk[c] = g.classBlock(c, n)
 		}
 	}
+	g.gBlk = g.meanBlock()
 
 	// Eigendecompose every block; the cut-off is relative to the largest
 	// eigenvalue of Γ as a whole, i.e. over all blocks.
-	type block struct {
-		vals []float64
-		vecs *mat.Dense
-		mult int
-	}
-	var blocks []block
-	decompose := func(a []float64, n, mult int) (block, error) {
-		var es mat.EigenSym
-		if !es.Factorize(mat.NewSymDense(n, append([]float64(nil), a...)), true) {
-			return block{}, fmt.Errorf("impute: eigendecomposition of Γ failed (m=%d, ℓ=%d)", g.m, g.l)
-		}
-		b := block{vals: es.Values(nil), vecs: &mat.Dense{}, mult: mult}
-		es.VectorsTo(b.vecs)
-		return b, nil
-	}
+	var blocks []eigenBlock
 	for c, b := range g.mBlk {
 		if b == nil {
 			continue
 		}
-		bl, err := decompose(b, l, g.size[c]-1)
+		bl, err := g.decompose(b, l, g.size[c]-1)
 		if err != nil {
 			return nil, err
 		}
 		blocks = append(blocks, bl)
 	}
-	gb, err := decompose(g.gBlk, lc, 1)
+	gb, err := g.decompose(g.gBlk, l*nc, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -193,36 +157,95 @@ func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Ga
 	}
 	g.spec.Cutoff = cutoff * g.spec.Max
 	g.spec.MinKept = math.Inf(1)
-	pinv := func(b block, n int) []float64 {
-		out := make([]float64, n*n)
-		for i, v := range b.vals {
-			if v <= g.spec.Cutoff {
-				g.spec.MaxDropped = max(g.spec.MaxDropped, v)
-				continue
-			}
-			g.spec.Rank += b.mult
-			g.spec.MinKept = min(g.spec.MinKept, v)
-			inv := 1 / v
-			for r := range n {
-				x := b.vecs.At(r, i) * inv
-				for s := range n {
-					out[r*n+s] += x * b.vecs.At(s, i)
-				}
-			}
-		}
-		return out
-	}
 	g.mPinv = make([][]float64, nc)
 	bi := 0
 	for c, b := range g.mBlk {
 		if b == nil {
 			continue
 		}
-		g.mPinv[c] = pinv(blocks[bi], l)
+		g.mPinv[c] = g.pinv(blocks[bi], l)
 		bi++
 	}
-	g.gPinv = pinv(blocks[bi], lc)
+	g.gPinv = g.pinv(blocks[bi], l*nc)
 	return g, nil
+}
+
+// classBlock returns M_c, the ℓ × ℓ block of class c (n members, n ≥ 2).
+func (g *Gamma) classBlock(c, n int) []float64 {
+	l, nc, mo := g.l, g.nc, g.mo
+	b := make([]float64, l*l)
+	for j := range l {
+		b[j*l+j] = mo.p1[j*nc+c] / float64(n)
+		for k := range l {
+			if k != j {
+				b[j*l+k] = -mo.pair(j, k, c, c) / (float64(n) * float64(n-1))
+			}
+		}
+	}
+	return b
+}
+
+// meanBlock returns G, the ℓC × ℓC block of the class means.
+func (g *Gamma) meanBlock() []float64 {
+	l, nc, mo := g.l, g.nc, g.mo
+	lc := l * nc
+	gb := make([]float64, lc*lc)
+	for j := range l {
+		for c := range nc {
+			row := (j*nc + c) * lc
+			gb[row+j*nc+c] = mo.p1[j*nc+c] / float64(g.size[c])
+			for k := range l {
+				if k == j {
+					continue
+				}
+				for c2 := range nc {
+					gb[row+k*nc+c2] = mo.pair(j, k, c, c2) * g.invSqrt[c] * g.invSqrt[c2]
+				}
+			}
+		}
+	}
+	return gb
+}
+
+// eigenBlock is one block's eigendecomposition; mult is how many times the
+// block occurs in Γ (n_c − 1 for M_c, 1 for G).
+type eigenBlock struct {
+	vals []float64
+	vecs *mat.Dense
+	mult int
+}
+
+// decompose eigendecomposes the symmetric n × n block a (not modified).
+func (g *Gamma) decompose(a []float64, n, mult int) (eigenBlock, error) {
+	var es mat.EigenSym
+	if !es.Factorize(mat.NewSymDense(n, append([]float64(nil), a...)), true) {
+		return eigenBlock{}, fmt.Errorf("impute: eigendecomposition of Γ failed (m=%d, ℓ=%d)", g.m, g.l)
+	}
+	b := eigenBlock{vals: es.Values(nil), vecs: &mat.Dense{}, mult: mult}
+	es.VectorsTo(b.vecs)
+	return b, nil
+}
+
+// pinv returns the n × n pseudoinverse of block b, dropping eigenvalues at
+// or below g.spec.Cutoff, and records what it kept and dropped in g.spec.
+func (g *Gamma) pinv(b eigenBlock, n int) []float64 {
+	out := make([]float64, n*n)
+	for i, v := range b.vals {
+		if v <= g.spec.Cutoff {
+			g.spec.MaxDropped = max(g.spec.MaxDropped, v)
+			continue
+		}
+		g.spec.Rank += b.mult
+		g.spec.MinKept = min(g.spec.MinKept, v)
+		inv := 1 / v
+		for r := range n {
+			x := b.vecs.At(r, i) * inv
+			for s := range n {
+				out[r*n+s] += x * b.vecs.At(s, i)
+			}
+		}
+	}
+	return out
 }
 
 // Dist returns the slate distribution Γ belongs to.
@@ -410,8 +433,8 @@ func (g *Gamma) closedPinv(dst, v []float64) {
 // SlateForm returns 1_{s1}ᵀ Γ† 1_{s2} for two slates of L() distinct
 // candidates: the PI weight of a logged slate s2 for a deterministic target
 // slate s1; with s1 = s2 = s* it is q_πᵀΓ†q_π of that target (the
-// per-context term of σ² in the deviation bound; ρ needs SlateSumRange).
-// O(ℓ²).
+// per-context term of σ² in the deviation bound; ρ needs the range of
+// 1_sᵀΓ†q_π over slates, which SlateSolver.Exact gives). O(ℓ²).
 func (g *Gamma) SlateForm(s1, s2 []int32) float64 {
 	if len(s1) != g.l || len(s2) != g.l {
 		panic(fmt.Sprintf("impute: SlateForm of slates of length %d, %d; Γ has ℓ = %d", len(s1), len(s2), g.l))
@@ -476,92 +499,6 @@ func Indicator(dst []float64, m int, s []int32) []float64 {
 		dst[j*m+int(a)] = 1
 	}
 	return dst
-}
-
-// Dense returns Γ as an ℓm × ℓm matrix, for references and small shapes.
-func (g *Gamma) Dense() *mat.SymDense {
-	n := g.l * g.m
-	out := mat.NewSymDense(n, nil)
-	for r := range n {
-		for c := r; c < n; c++ {
-			out.SetSym(r, c, g.At(r/g.m, r%g.m, c/g.m, c%g.m))
-		}
-	}
-	return out
-}
-
-// PinvDense returns Γ† as an ℓm × ℓm matrix (applying it to unit vectors),
-// for references and small shapes.
-func (g *Gamma) PinvDense() *mat.SymDense {
-	n := g.l * g.m
-	out := mat.NewSymDense(n, nil)
-	e := make([]float64, n)
-	col := make([]float64, n)
-	for c := range n {
-		e[c] = 1
-		g.PinvMulVec(col, e)
-		e[c] = 0
-		for r := 0; r <= c; r++ {
-			out.SetSym(r, c, col[r])
-		}
-	}
-	return out
-}
-
-// PseudoInverse returns the Moore–Penrose pseudoinverse of the symmetric
-// matrix a by eigendecomposition, dropping eigenvalues at or below rel × the
-// largest one, and its spectrum summary. It is the dense reference path of
-// Gamma.
-func PseudoInverse(a mat.Symmetric, rel float64) (*mat.SymDense, Spectrum, error) {
-	var es mat.EigenSym
-	if !es.Factorize(a, true) {
-		return nil, Spectrum{}, fmt.Errorf("impute: eigendecomposition failed")
-	}
-	vals := es.Values(nil)
-	var vecs mat.Dense
-	es.VectorsTo(&vecs)
-	n := a.SymmetricDim()
-	var sp Spectrum
-	for _, v := range vals {
-		sp.Max = max(sp.Max, v)
-	}
-	sp.Cutoff = rel * sp.Max
-	sp.MinKept = math.Inf(1)
-	out := mat.NewSymDense(n, nil)
-	for i, v := range vals {
-		if v <= sp.Cutoff {
-			sp.MaxDropped = max(sp.MaxDropped, v)
-			continue
-		}
-		sp.Rank++
-		sp.MinKept = min(sp.MinKept, v)
-		for r := range n {
-			x := vecs.At(r, i) / v
-			for c := r; c < n; c++ {
-				out.SetSym(r, c, out.At(r, c)+x*vecs.At(c, i))
-			}
-		}
-	}
-	return out, sp, nil
-}
-
-// EnumerateGamma returns Γ = Σ_s μ(s) 1_s 1_sᵀ by visiting every slate of d:
-// the brute-force reference. It refuses shapes of more than maxSlates slates.
-func EnumerateGamma(d *Dist, maxSlates float64) (*mat.SymDense, error) {
-	if d.NumSlates() > maxSlates {
-		return nil, fmt.Errorf("impute: %g slates of %d from %d candidates exceed %g", d.NumSlates(), d.l, d.m, maxSlates)
-	}
-	n := d.l * d.m
-	acc := make([]float64, n*n)
-	d.EachSlate(func(s []int32, p float64) {
-		for j, a := range s {
-			r := j*d.m + int(a)
-			for k, b := range s {
-				acc[r*n+k*d.m+int(b)] += p
-			}
-		}
-	})
-	return mat.NewSymDense(n, acc), nil
 }
 
 // GammaCache computes Γ once per query shape (m candidates, ℓ slots) of one

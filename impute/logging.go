@@ -1,17 +1,3 @@
-// Package impute owns the pseudoinverse (PI) estimator's side of piopt: the
-// logging policies μ that draw slates from a query's candidate documents
-// (uniform, rank-based p_α, ε-uniform mixtures), the second-moment matrix
-// Γ_μ,x = E_μ[1_s 1_sᵀ | x] with its Moore–Penrose pseudoinverse, the
-// per-query sufficient statistics of a slate log, the φ̂ = Γ†(r·1_s) targets
-// of PI-OPT, and the semi-synthetic simulation of bandit logs.
-//
-// Everything here works in candidate space: a query's candidates are its
-// documents in rank order (best first), candidate index i has rank i+1, and a
-// slate is a list of distinct candidate indices, slot 1 first. The ℓm vectors
-// of the estimator are indexed (j, a) → j·m + a with 0-based slot j and
-// candidate a. Candidates maps candidate indices to document positions.
-//
-// The package never reads files: the cmd layer and package data do I/O.
 package impute
 
 import (

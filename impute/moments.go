@@ -102,23 +102,64 @@ type dpLevel struct {
 // reads off the draw probabilities of every later slot k.
 func weightedMoments(sizes []int, w []float64, l, maxStates int) (mo *moments, ok bool) {
 	nc := len(sizes)
-	// Mixed-radix code of a count vector; counts never exceed min(n_c, ℓ).
-	radix := make([]uint64, nc)
-	stride := make([]uint64, nc)
+	radix, stride, ok := countCode(sizes, l)
+	if !ok {
+		return nil, false
+	}
+	levels, total, ok := drawLevels(sizes, w, l, maxStates, radix, stride)
+	if !ok {
+		return nil, false
+	}
+	// Forward probabilities of the states.
+	levels[0].prob = []float64{1}
+	for t := 0; t+1 < l; t++ {
+		levels[t+1].prob = make([]float64, len(levels[t+1].next)/nc)
+		propagate(&levels[t], levels[t].prob, levels[t+1].prob, nc, -1)
+	}
+	mo = newMoments(l, nc)
+	mo.states = total
+	for t := range l {
+		lv := &levels[t]
+		for s, p := range lv.prob {
+			for c := range nc {
+				mo.p1[t*nc+c] += p * lv.tp[s*nc+c]
+			}
+		}
+	}
+	pairMoments(mo, levels)
+	return mo, true
+}
+
+// countCode returns the mixed-radix code of per-class count vectors (counts
+// never exceed min(n_c, ℓ)): a vector's key is Σ_c count_c·stride[c]. ok is
+// false when the codes would overflow.
+func countCode(sizes []int, l int) (radix, stride []uint64, ok bool) {
+	nc := len(sizes)
+	radix = make([]uint64, nc)
+	stride = make([]uint64, nc)
 	code := uint64(1)
 	for c, n := range sizes {
 		radix[c] = uint64(min(n, l) + 1)
 		stride[c] = code
 		hi, lo := bits.Mul64(code, radix[c])
 		if hi != 0 || lo > 1<<62 {
-			return nil, false
+			return nil, nil, false
 		}
 		code = lo
 	}
-	levels := make([]dpLevel, l)
+	return radix, stride, true
+}
+
+// drawLevels enumerates the count vectors reachable before every slot with
+// their transitions, and the number of states in all; ok is false when that
+// number would exceed maxStates. States of a level are numbered in order of
+// first reach, which fixes the order of every later sum.
+func drawLevels(sizes []int, w []float64, l, maxStates int, radix, stride []uint64) (levels []dpLevel, total int, ok bool) {
+	nc := len(sizes)
+	levels = make([]dpLevel, l)
 	keys := []uint64{0}
 	counts := make([]int, nc)
-	total := 1
+	total = 1
 	for t := range l {
 		lv := &levels[t]
 		ns := len(keys)
@@ -158,26 +199,18 @@ func weightedMoments(sizes []int, w []float64, l, maxStates int) (mo *moments, o
 		}
 		total += len(nextKeys)
 		if total > maxStates {
-			return nil, false
+			return nil, 0, false
 		}
 		keys = nextKeys
 	}
-	// Forward probabilities of the states.
-	levels[0].prob = []float64{1}
-	for t := 0; t+1 < l; t++ {
-		levels[t+1].prob = make([]float64, len(levels[t+1].next)/nc)
-		propagate(&levels[t], levels[t].prob, levels[t+1].prob, nc, -1)
-	}
-	mo = newMoments(l, nc)
-	mo.states = total
-	for t := range l {
-		lv := &levels[t]
-		for s, p := range lv.prob {
-			for c := range nc {
-				mo.p1[t*nc+c] += p * lv.tp[s*nc+c]
-			}
-		}
-	}
+	return levels, total, true
+}
+
+// pairMoments fills mo's P_jk(c,c'): for every slot t and class c, one
+// forward pass from the mass of "slot t drew class c" reads off the draw
+// probabilities of every later slot k.
+func pairMoments(mo *moments, levels []dpLevel) {
+	l, nc := mo.l, mo.nc
 	cur := make([]float64, 0)
 	nxt := make([]float64, 0)
 	for t := 0; t+1 < l; t++ {
@@ -203,7 +236,6 @@ func weightedMoments(sizes []int, w []float64, l, maxStates int) (mo *moments, o
 			}
 		}
 	}
-	return mo, true
 }
 
 // propagate adds the mass of from (states of lv) to to (states of the next

@@ -4,11 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"runtime"
-	"sync"
-	"sync/atomic"
 
-	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/data/parallel"
 )
 
 // Rewarder scores a slate of candidate indices of query q, e.g. an
@@ -146,8 +143,9 @@ func (s *Simulation) Run(ctx context.Context, n int64, emit func(q int, slate []
 // log in memory or on disk: the fused path of `piopt impute --simulate`.
 // Queries are shared out among threads (0 means GOMAXPROCS); the result is
 // bit-identical to reading Run's samples in order, whatever the threads.
-// bar (may be nil) counts samples.
-func (s *Simulation) Stats(ctx context.Context, n int64, threads int, bar *progress.Bar) (*Stats, error) {
+// progress, when not nil, is called with each query's number of samples once
+// they are simulated (concurrently from several goroutines).
+func (s *Simulation) Stats(ctx context.Context, n int64, threads int, progress func(n int64)) (*Stats, error) {
 	counts, err := s.Contexts(ctx, n)
 	if err != nil {
 		return nil, err
@@ -160,49 +158,40 @@ func (s *Simulation) Stats(ctx context.Context, n int64, threads int, bar *progr
 	if err != nil {
 		return nil, err
 	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	nq := len(dists)
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]int32, s.Slots)
-			for {
-				q := int(next.Add(1) - 1)
-				if q >= nq || ctx.Err() != nil {
-					return
-				}
-				k := counts[q]
-				if k == 0 {
-					continue
-				}
-				d := dists[q]
-				slate := buf[:d.l]
-				m := d.m
-				row := st.Sum(q)
-				rng := s.Stream(q)
-				rsum := 0.0
-				for range k {
-					d.Sample(rng, slate)
-					r := s.Reward.Score(q, slate)
-					for j, a := range slate {
-						row[j*m+int(a)] += r
-					}
-					rsum += r
-				}
-				st.rsum[q] = rsum
-				st.count[q] = k
-				bar.Add(k)
-			}
-		}()
-	}
-	wg.Wait()
-	if err := ctx.Err(); err != nil {
+	newBuf := func() []int32 { return make([]int32, s.Slots) }
+	err = parallel.For(ctx, len(dists), threads, newBuf, func(buf []int32, q int) error {
+		k := counts[q]
+		if k == 0 {
+			return nil
+		}
+		s.simulateQuery(st, q, k, dists[q], buf)
+		if progress != nil {
+			progress(k)
+		}
+		return nil
+	})
+	if err != nil {
 		return nil, err
 	}
 	return st, nil
+}
+
+// simulateQuery draws query q's k slates from its own stream into st, in the
+// order Run would draw them.
+func (s *Simulation) simulateQuery(st *Stats, q int, k int64, d *Dist, buf []int32) {
+	slate := buf[:d.l]
+	m := d.m
+	row := st.Sum(q)
+	rng := s.Stream(q)
+	rsum := 0.0
+	for range k {
+		d.Sample(rng, slate)
+		r := s.Reward.Score(q, slate)
+		for j, a := range slate {
+			row[j*m+int(a)] += r
+		}
+		rsum += r
+	}
+	st.rsum[q] = rsum
+	st.count[q] = k
 }

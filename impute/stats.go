@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/progress"
 )
 
 // MaxSlots is the largest slate length: targets store slots in a byte.
@@ -93,7 +92,7 @@ func (s *Stats) LoggedQueries() int {
 // AddLog reads every record of a slate log and adds it, checking what the
 // reader cannot know: that every document is one of the query's candidates
 // and that the slate has exactly ℓ_x slots. Errors name the log's file, line
-// and field. bar (may be nil) counts records.
-func (s *Stats) AddLog(ctx context.Context, lr *data.LogReader, bar *progress.Bar) error {
-	return s.cands.ReadLog(ctx, lr, s.slots, bar, s.Add)
+// and field. progress, when not nil, is called with 1 after every record.
+func (s *Stats) AddLog(ctx context.Context, lr *data.LogReader, progress func(n int64)) error {
+	return s.cands.ReadLog(ctx, lr, s.slots, progress, s.Add)
 }

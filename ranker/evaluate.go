@@ -14,7 +14,6 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/progress"
 )
 
 // PolicyRandom names uniformly random slates in reports.
@@ -42,8 +41,9 @@ type EvalOptions struct {
 	Seed uint64
 	// Threads for inference; 0 means all cores. Results do not depend on it.
 	Threads int
-	// Progress, when not nil, is advanced by the documents scored.
-	Progress *progress.Bar
+	// Progress, when not nil, is called with the number of documents scored
+	// after each batch (e.g. a progress bar's Add).
+	Progress func(n int64)
 	// Names, when not nil, gives each model's policy name (one per model,
 	// distinct, not "random"); otherwise a model is named by its kind.
 	Names []string
@@ -92,27 +92,9 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 	if kinds == nil {
 		kinds = []eval.Kind{eval.KindNDCG, eval.KindERR}
 	}
-	if opt.Names != nil && len(opt.Names) != len(models) {
-		return nil, fmt.Errorf("%d names for %d models", len(opt.Names), len(models))
-	}
-	names := make([]string, len(models))
-	slots := opt.Slots
-	seen := map[string]bool{PolicyRandom: true}
-	for i, m := range models {
-		names[i] = m.Meta().Kind
-		if opt.Names != nil {
-			names[i] = opt.Names[i]
-		}
-		if seen[names[i]] {
-			return nil, fmt.Errorf("policy name %q given twice (or reserved); models are named by kind unless EvalOptions.Names says otherwise", names[i])
-		}
-		seen[names[i]] = true
-		if m.Meta().Kind == features.KindPIOPT && slots == 0 {
-			slots = m.Meta().Slots
-		}
-	}
-	if slots == 0 {
-		slots = 3
+	names, slots, err := policyNames(models, opt)
+	if err != nil {
+		return nil, err
 	}
 	samples := opt.RandomSamples
 	if samples <= 0 {
@@ -129,68 +111,111 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 		rep.Metrics = append(rep.Metrics, eval.Metric{Kind: k, K: slots, Conventions: opt.Conventions})
 	}
 	for i, m := range models {
-		name := names[i]
-		sc, err := m.Score(ctx, ds, ScoreOptions{Threads: opt.Threads, Progress: opt.Progress})
-		if err != nil {
+		if err := rep.rankModel(ctx, ds, m, names[i], opt); err != nil {
 			return nil, err
 		}
-		var r *Ranking
-		if sc.Slots > 0 && rep.GreedyVsExact == nil {
-			// The first PI-OPT model is ranked both ways for the comparison;
-			// its slates are the chosen method's.
-			g, e, err := rankBoth(ds, sc, slots)
-			if err != nil {
-				return nil, fmt.Errorf("model %s: %w", m.Name(), err)
-			}
-			rep.GreedyVsExact = compareRankings(ds, sc, g, e, rep.Metrics)
-			r = g
-			if opt.Slate == SlateExact {
-				r = e
-			}
-		} else if r, err = Rank(ds, sc, slots, opt.Slate); err != nil {
-			return nil, fmt.Errorf("model %s: %w", m.Name(), err)
-		}
-		rep.Policies = append(rep.Policies, name)
-		rep.Models[name] = m.Name()
-		rep.Rankings[name] = r
 	}
 	rep.Policies = append(rep.Policies, PolicyRandom)
 	rng := rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d))
-	nq := ds.NumQueries()
 	for _, met := range rep.Metrics {
-		name := met.Name()
-		rep.Mean[name] = map[string]float64{}
-		rep.PerQuery[name] = map[string][]float64{}
-		scorer := eval.NewScorer(met, ds.Labels, ds.QueryOffsets)
-		for _, p := range rep.Policies[:len(rep.Policies)-1] {
-			r := rep.Rankings[p]
-			v := make([]float64, nq)
-			for q := range v {
-				v[q] = scorer.Score(q, r.Slate(q))
-			}
-			rep.PerQuery[name][p] = v
-			rep.Mean[name][p], _ = eval.MeanStd(v)
-		}
-		v := make([]float64, nq)
-		var se2 float64
-		for q := range v {
-			labels := ds.QueryLabels(q)
-			if met.Kind == eval.KindERR {
-				var se float64
-				v[q], se = eval.RandomERR(labels, slots, met.Conventions, samples, rng)
-				se2 += se * se
-			} else {
-				v[q] = eval.RandomNDCG(labels, slots, met.Conventions)
-			}
-		}
-		rep.PerQuery[name][PolicyRandom] = v
-		rep.Mean[name][PolicyRandom], _ = eval.MeanStd(v)
-		rep.RandomStderr[name] = 0
-		if nq > 0 {
-			rep.RandomStderr[name] = math.Sqrt(se2) / float64(nq)
-		}
+		rep.score(ds, met, rng)
 	}
 	return rep, nil
+}
+
+// policyNames returns the models' policy names (kinds unless opt.Names),
+// checked to be distinct and not "random", and the slate length ℓ: opt.Slots,
+// else the first PI-OPT model's ℓ, else 3.
+func policyNames(models []*Model, opt EvalOptions) (names []string, slots int, err error) {
+	if opt.Names != nil && len(opt.Names) != len(models) {
+		return nil, 0, fmt.Errorf("%d names for %d models", len(opt.Names), len(models))
+	}
+	names = make([]string, len(models))
+	slots = opt.Slots
+	seen := map[string]bool{PolicyRandom: true}
+	for i, m := range models {
+		names[i] = m.Meta().Kind
+		if opt.Names != nil {
+			names[i] = opt.Names[i]
+		}
+		if seen[names[i]] {
+			return nil, 0, fmt.Errorf("policy name %q given twice (or reserved); models are named by kind unless EvalOptions.Names says otherwise", names[i])
+		}
+		seen[names[i]] = true
+		if m.Meta().Kind == features.KindPIOPT && slots == 0 {
+			slots = m.Meta().Slots
+		}
+	}
+	if slots == 0 {
+		slots = 3
+	}
+	return names, slots, nil
+}
+
+// rankModel scores ds with m and adds its slates to the report as policy
+// name. The first PI-OPT model is ranked both ways for the greedy/exact
+// comparison; its slates are the chosen method's.
+func (rep *Report) rankModel(ctx context.Context, ds *data.Dataset, m *Model, name string, opt EvalOptions) error {
+	sc, err := m.Score(ctx, ds, ScoreOptions{Threads: opt.Threads, Progress: opt.Progress})
+	if err != nil {
+		return err
+	}
+	var r *Ranking
+	if sc.Slots > 0 && rep.GreedyVsExact == nil {
+		g, e, err := rankBoth(ds, sc, rep.Slots)
+		if err != nil {
+			return fmt.Errorf("model %s: %w", m.Name(), err)
+		}
+		rep.GreedyVsExact = compareRankings(ds, g, e, rep.Metrics)
+		r = g
+		if opt.Slate == SlateExact {
+			r = e
+		}
+	} else if r, err = Rank(ds, sc, rep.Slots, opt.Slate); err != nil {
+		return fmt.Errorf("model %s: %w", m.Name(), err)
+	}
+	rep.Policies = append(rep.Policies, name)
+	rep.Models[name] = m.Name()
+	rep.Rankings[name] = r
+	return nil
+}
+
+// score fills the report's per-query values and means of metric met for
+// every model policy and for uniformly random slates (random NDCG exact,
+// random ERR by Monte Carlo from rng, queries in order).
+func (rep *Report) score(ds *data.Dataset, met eval.Metric, rng *rand.Rand) {
+	nq := ds.NumQueries()
+	name := met.Name()
+	rep.Mean[name] = map[string]float64{}
+	rep.PerQuery[name] = map[string][]float64{}
+	scorer := eval.NewScorer(met, ds.Labels, ds.QueryOffsets)
+	for _, p := range rep.Policies[:len(rep.Policies)-1] {
+		r := rep.Rankings[p]
+		v := make([]float64, nq)
+		for q := range v {
+			v[q] = scorer.Score(q, r.Slate(q))
+		}
+		rep.PerQuery[name][p] = v
+		rep.Mean[name][p], _ = eval.MeanStd(v)
+	}
+	v := make([]float64, nq)
+	var se2 float64
+	for q := range v {
+		labels := ds.QueryLabels(q)
+		if met.Kind == eval.KindERR {
+			var se float64
+			v[q], se = eval.RandomERR(labels, rep.Slots, met.Conventions, rep.RandomSamples, rng)
+			se2 += se * se
+		} else {
+			v[q] = eval.RandomNDCG(labels, rep.Slots, met.Conventions)
+		}
+	}
+	rep.PerQuery[name][PolicyRandom] = v
+	rep.Mean[name][PolicyRandom], _ = eval.MeanStd(v)
+	rep.RandomStderr[name] = 0
+	if nq > 0 {
+		rep.RandomStderr[name] = math.Sqrt(se2) / float64(nq)
+	}
 }
 
 // SlateComparison compares the greedy and the exact slates of one PI-OPT
@@ -218,7 +243,7 @@ func CompareSlates(ds *data.Dataset, sc *Scores, slots int, metrics []eval.Metri
 	if err != nil {
 		return nil, err
 	}
-	return compareRankings(ds, sc, g, e, metrics), nil
+	return compareRankings(ds, g, e, metrics), nil
 }
 
 // rankBoth ranks PI-OPT pair scores with the greedy and the exact method.
@@ -233,10 +258,9 @@ func rankBoth(ds *data.Dataset, sc *Scores, slots int) (g, e *Ranking, err error
 }
 
 // compareRankings compares the greedy ranking g and the exact ranking e of
-// the pair scores sc.
-func compareRankings(ds *data.Dataset, sc *Scores, g, e *Ranking, metrics []eval.Metric) *SlateComparison {
+// the same pair scores.
+func compareRankings(ds *data.Dataset, g, e *Ranking, metrics []eval.Metric) *SlateComparison {
 	c := &SlateComparison{Queries: ds.NumQueries(), Greedy: map[string]float64{}, Exact: map[string]float64{}}
-	st := sc.Stride()
 	for q := range ds.NumQueries() {
 		gs, es := g.Slate(q), e.Slate(q)
 		for j := range gs {
@@ -245,8 +269,9 @@ func compareRankings(ds *data.Dataset, sc *Scores, g, e *Ranking, metrics []eval
 				break
 			}
 		}
-		v := sc.Query(ds, q)
-		gap := objective(v, st, es) - objective(v, st, gs)
+		// A ranking's Scores are its slates' pair scores, slot 1 first, so
+		// their sum is the slate's objective Σ_j score(s_j, j).
+		gap := slateObjective(e, q) - slateObjective(g, q)
 		c.GapMean += gap
 		c.GapMax = math.Max(c.GapMax, gap)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 )
 
 // exactRandomERR enumerates every ordered slate of min(k, m) documents.
@@ -44,7 +45,7 @@ func exactRandomERR(labels []uint8, k int, c eval.Conventions) float64 {
 func evalFixture(t *testing.T) (*Model, *Model) {
 	pi := handPIOPT(t, "binary")
 	// SUP: score = feature 2 ≥ 5.
-	sup, err := ParseModel(xgb17JSON(newXGB(features.KindSUP, 2, 0, 0, stump(2, 1, 5, 0, 1))), "sup.json")
+	sup, err := ParseModel(xgbmodeltest.JSON(newXGB(features.KindSUP, 2, 0, 0, xgbmodeltest.Stump(2, 1, 5, 0, 1))), "sup.json")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -49,11 +49,12 @@ func TestXGBoostFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The file has the quirks the transform exists for.
+	// The file has the quirks the transform exists for (136: the learner
+	// parameters).
 	if !bytes.HasPrefix(bin, []byte("binf")) {
 		t.Error("XGBoost 1.7 binary without the binf prefix")
 	}
-	off := 4 + learnerParamSize + 8 + len("reg:squarederror") + 8 + len("gbtree") + 24
+	off := 4 + 136 + 8 + len("reg:squarederror") + 8 + len("gbtree") + 24
 	if g := binary.LittleEndian.Uint32(bin[off:]); g != 0 {
 		t.Errorf("num_output_group = %d, expected XGBoost 1.7's 0", g)
 	}

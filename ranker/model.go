@@ -1,21 +1,17 @@
 package ranker
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"math"
 	"os"
-	"runtime"
 	"sort"
-	"sync"
-	"sync/atomic"
 
 	"github.com/dmitryikh/leaves"
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker/xgbmodel"
 )
 
 // Model is a piopt model (an XGBoost gbtree regressor or ranker with piopt's
@@ -52,31 +48,28 @@ func ParseModel(b []byte, name string) (*Model, error) {
 
 // parseModel is ParseModel with perBlock trees per block.
 func parseModel(b []byte, name string, perBlock int) (*Model, error) {
-	xm, err := decodeModel(b)
+	xm, err := xgbmodel.Decode(b)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
-	if err := xm.check(); err != nil {
-		return nil, fmt.Errorf("model %s: %w", name, err)
-	}
-	meta, err := features.MetaFromAttrs(xm.attrs)
+	meta, err := features.MetaFromAttrs(xm.Attrs)
 	if err != nil {
 		return nil, fmt.Errorf("model %s: %w", name, err)
 	}
-	if uint64(xm.numFeature) != uint64(meta.Columns()) {
+	if uint64(xm.NumFeature) != uint64(meta.Columns()) {
 		return nil, fmt.Errorf("model %s: XGBoost was trained on %d columns but piopt's metadata says %d features + %d slots",
-			name, xm.numFeature, meta.Features, meta.Slots)
+			name, xm.NumFeature, meta.Features, meta.Slots)
 	}
-	m := &Model{name: name, meta: meta, trees: len(xm.trees), objective: xm.objective}
-	for lo := 0; lo < len(xm.trees); lo += perBlock {
+	m := &Model{name: name, meta: meta, trees: len(xm.Trees), objective: xm.Objective}
+	for lo := 0; lo < len(xm.Trees); lo += perBlock {
 		part := *xm
-		part.trees = xm.trees[lo:min(lo+perBlock, len(xm.trees))]
+		part.Trees = xm.Trees[lo:min(lo+perBlock, len(xm.Trees))]
 		if lo > 0 {
-			part.baseScore = 0
+			part.BaseScore = 0
 		}
-		ens, err := leaves.XGEnsembleFromReader(bufio.NewReader(bytes.NewReader(part.encodeLeaves())), false)
+		ens, err := part.Leaves()
 		if err != nil {
-			return nil, fmt.Errorf("model %s: leaves: %w", name, err)
+			return nil, fmt.Errorf("model %s: %w", name, err)
 		}
 		m.blocks = append(m.blocks, ens)
 	}
@@ -151,8 +144,9 @@ type ScoreOptions struct {
 	// Threads is the number of goroutines; 0 means all cores. Results do
 	// not depend on it.
 	Threads int
-	// Progress, when not nil, is advanced by the number of documents scored.
-	Progress *progress.Bar
+	// Progress, when not nil, is called with the number of documents
+	// scored after each batch (e.g. a progress bar's Add).
+	Progress func(n int64)
 }
 
 // batchRows is the number of rows built and scored per work unit: small
@@ -168,14 +162,14 @@ const treesPerBlock = 32
 // Score scores every row the model needs on ds: every document for a SUP or
 // LambdaMART model, every (document, slot j ≤ ℓ_x) pair for a PI-OPT model,
 // with ℓ_x = min(ℓ, m) for a query of m documents. Rows [f(x,a); onehot(j)]
-// are built in per-worker buffers, so scoring allocates nothing per row.
+// are built by features.ScoringRows in per-worker buffers, so scoring
+// allocates nothing per row.
 func (m *Model) Score(ctx context.Context, ds *data.Dataset, opt ScoreOptions) (*Scores, error) {
 	if err := m.Fits(ds); err != nil {
 		return nil, err
 	}
 	L := m.meta.Slots
 	sc := &Scores{Slots: L, Values: make([]float64, ds.NumDocs()*max(L, 1))}
-	F := ds.NumFeatures
 	cols := m.meta.Columns()
 	st := sc.Stride()
 	// A work unit is a range of documents; with ℓ slots it holds up to
@@ -183,43 +177,15 @@ func (m *Model) Score(ctx context.Context, ds *data.Dataset, opt ScoreOptions) (
 	docsPerUnit := max(batchRows/st, 1)
 	off := ds.QueryOffsets
 	err := m.run(ctx, ds.NumDocs(), docsPerUnit, docsPerUnit*st, opt.Threads, opt.Progress, func(lo, hi int, buf, pred []float64) {
-		q := sort.SearchInts(off, lo+1) - 1 // query of document lo
-		rows := 0
-		for d := lo; d < hi; d++ {
-			for d >= off[q+1] {
-				q++
-			}
-			lx := 1
-			if L > 0 {
-				lx = min(L, off[q+1]-off[q])
-			}
-			r0 := buf[rows*cols : (rows+1)*cols]
-			for k, v := range ds.Features[d*F : (d+1)*F] {
-				r0[k] = float64(v)
-			}
-			for j := range lx {
-				r := buf[(rows+j)*cols : (rows+j+1)*cols]
-				if j > 0 {
-					copy(r[:F], r0[:F])
-				}
-				if L > 0 {
-					clear(r[F:])
-					r[F+j] = 1
-				}
-			}
-			rows += lx
-		}
+		rows := features.ScoringRows(buf, ds, L, lo, hi)
 		m.predict(buf[:rows*cols], rows, pred)
 		rows = 0
-		q = sort.SearchInts(off, lo+1) - 1
+		q := sort.SearchInts(off, lo+1) - 1 // query of document lo
 		for d := lo; d < hi; d++ {
 			for d >= off[q+1] {
 				q++
 			}
-			lx := 1
-			if L > 0 {
-				lx = min(L, off[q+1]-off[q])
-			}
+			lx := features.RowsPerDoc(off[q+1]-off[q], L)
 			v := sc.Values[d*st : (d+1)*st]
 			copy(v, pred[rows:rows+lx])
 			for j := lx; j < st; j++ {
@@ -263,37 +229,26 @@ func (m *Model) predict(buf []float64, rows int, pred []float64) {
 	}
 }
 
-// run splits [0, n) items into units of per items over threads workers; each
-// worker owns buffers for rowsPerUnit rows and calls fill for its units.
-// Units write disjoint outputs, so the result is the same for any thread
-// count. It stops early when ctx is cancelled.
-func (m *Model) run(ctx context.Context, n, per, rowsPerUnit, threads int, bar *progress.Bar, fill func(lo, hi int, buf, pred []float64)) error {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	units := (n + per - 1) / per
-	threads = max(min(threads, units), 1)
+// run splits [0, n) items into units of per items (parallel.Chunks) over
+// threads workers; each worker owns buffers for rowsPerUnit rows and calls
+// fill for its units. Units write disjoint outputs, so the result is the
+// same for any thread count. It stops early when ctx is cancelled.
+func (m *Model) run(ctx context.Context, n, per, rowsPerUnit, threads int, progress func(n int64), fill func(lo, hi int, buf, pred []float64)) error {
 	cols := m.meta.Columns()
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			buf := make([]float64, rowsPerUnit*cols)
-			pred := make([]float64, rowsPerUnit+1) // +1: predict's spare slot
-			for {
-				u := int(next.Add(1) - 1)
-				if u >= units || ctx.Err() != nil {
-					return
-				}
-				lo := u * per
-				hi := min(lo+per, n)
-				fill(lo, hi, buf, pred)
-				bar.Add(int64(hi - lo))
-			}
-		}()
+	newScratch := func() *unitScratch {
+		return &unitScratch{
+			buf:  make([]float64, rowsPerUnit*cols),
+			pred: make([]float64, rowsPerUnit+1), // +1: predict's spare slot
+		}
 	}
-	wg.Wait()
-	return ctx.Err()
+	return parallel.Chunks(ctx, n, per, threads, newScratch, func(s *unitScratch, lo, hi int) error {
+		fill(lo, hi, s.buf, s.pred)
+		if progress != nil {
+			progress(int64(hi - lo))
+		}
+		return nil
+	})
 }
+
+// unitScratch is one worker's buffers: the unit's rows and their scores.
+type unitScratch struct{ buf, pred []float64 }

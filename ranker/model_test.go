@@ -11,6 +11,8 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/ranker/xgbmodel"
+	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 )
 
 // A PI-OPT model whose score is known by hand: 10 in slot 1, 20 in slot 2,
@@ -18,13 +20,13 @@ import (
 func handPIOPT(t *testing.T, format string) *Model {
 	F, L := 2, 3
 	xm := newXGB(features.KindPIOPT, F, L, 0.5,
-		stump(F+L, uint32(F+0), 0.5, 0, 10),
-		stump(F+L, uint32(F+1), 0.5, 0, 20),
-		stump(F+L, 0, 5, 0, 1),
+		xgbmodeltest.Stump(F+L, uint32(F+0), 0.5, 0, 10),
+		xgbmodeltest.Stump(F+L, uint32(F+1), 0.5, 0, 20),
+		xgbmodeltest.Stump(F+L, 0, 5, 0, 1),
 	)
-	b := xgb17Binary(xm)
+	b := xgbmodeltest.Binary(xm)
 	if format == "json" {
-		b = xgb17JSON(xm)
+		b = xgbmodeltest.JSON(xm)
 	}
 	m, err := ParseModel(b, "hand-"+format)
 	if err != nil {
@@ -84,12 +86,12 @@ func TestScoreMatchesRowsAndThreads(t *testing.T) {
 		if L > 0 {
 			kind = features.KindPIOPT
 		}
-		var trees []xgbTree
+		var trees []xgbmodel.Tree
 		for range 50 {
-			trees = append(trees, randomTree(rng, F+L, 30, []float32{0.5, 1, 2, 3, 5, 8, 9}))
+			trees = append(trees, xgbmodeltest.RandomTree(rng, F+L, 30, []float32{0.5, 1, 2, 3, 5, 8, 9}))
 		}
 		xm := newXGB(kind, F, L, 0.25, trees...)
-		m, err := ParseModel(xgb17Binary(xm), "random")
+		m, err := ParseModel(xgbmodeltest.Binary(xm), "random")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -120,7 +122,7 @@ func TestScoreMatchesRowsAndThreads(t *testing.T) {
 					if L > 0 {
 						row[F+j] = 1
 					}
-					want := float64(xgbPredict(xm, row))
+					want := float64(xgbmodeltest.Predict(xm, row))
 					if got := first[d*st+j]; math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
 						t.Fatalf("L=%d doc %d slot %d: %v, want %v", L, d, j, got, want)
 					}
@@ -185,7 +187,7 @@ func TestDocScoresPIOPT(t *testing.T) {
 // mslrFold is a test fold of MSLR-WEB10K's size (≈ 240 K docs, 136
 // integer-valued features) and a PI-OPT model for ℓ = 3 of 300 trees × 70
 // leaves grown like lossguide trees: 720 K rows of 139 columns to score.
-func mslrFold(rng *rand.Rand) (*data.Dataset, *xgbModel) {
+func mslrFold(rng *rand.Rand) (*data.Dataset, *xgbmodel.Model) {
 	const F, L, docs = 136, 3, 240000
 	sizes := make([]int, 0, docs/120)
 	for n := 0; n < docs; {
@@ -194,9 +196,9 @@ func mslrFold(rng *rand.Rand) (*data.Dataset, *xgbModel) {
 		n += m
 	}
 	ds := testDataset(rng, F, sizes...)
-	var trees []xgbTree
+	var trees []xgbmodel.Tree
 	for range 300 {
-		trees = append(trees, randomTree(rng, F+L, 70, []float32{0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5}))
+		trees = append(trees, xgbmodeltest.RandomTree(rng, F+L, 70, []float32{0.5, 1.5, 2.5, 3.5, 4.5, 5.5, 6.5, 7.5, 8.5}))
 	}
 	return ds, newXGB(features.KindPIOPT, F, L, 0.5, trees...)
 }
@@ -210,8 +212,8 @@ func BenchmarkScoreMSLR(b *testing.B) {
 	for q := range ds.NumQueries() {
 		rows += ds.QuerySize(q) * min(3, ds.QuerySize(q))
 	}
-	for _, perBlock := range []int{treesPerBlock, len(xm.trees)} {
-		m, err := parseModel(xgb17Binary(xm), "bench", perBlock)
+	for _, perBlock := range []int{treesPerBlock, len(xm.Trees)} {
+		m, err := parseModel(xgbmodeltest.Binary(xm), "bench", perBlock)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -233,11 +235,11 @@ func TestScoreMatchesFeaturesScoring(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 7))
 	const F, L = 4, 3
 	ds := testDataset(rng, F, 5, 1, 2, 3, 9)
-	var trees []xgbTree
+	var trees []xgbmodel.Tree
 	for range 20 {
-		trees = append(trees, randomTree(rng, F+L, 20, []float32{0.5, 1, 3, 5, 9}))
+		trees = append(trees, xgbmodeltest.RandomTree(rng, F+L, 20, []float32{0.5, 1, 3, 5, 9}))
 	}
-	m, err := ParseModel(xgb17Binary(newXGB(features.KindPIOPT, F, L, 0, trees...)), "layout")
+	m, err := ParseModel(xgbmodeltest.Binary(newXGB(features.KindPIOPT, F, L, 0, trees...)), "layout")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -270,11 +272,11 @@ func TestScoreMatchesFeaturesScoring(t *testing.T) {
 // per work unit: the count does not grow with the data.
 func TestScoreAllocations(t *testing.T) {
 	rng := rand.New(rand.NewPCG(8, 8))
-	var trees []xgbTree
+	var trees []xgbmodel.Tree
 	for range 10 {
-		trees = append(trees, randomTree(rng, 13, 10, []float32{0.5, 1.5, 2.5}))
+		trees = append(trees, xgbmodeltest.RandomTree(rng, 13, 10, []float32{0.5, 1.5, 2.5}))
 	}
-	m, err := ParseModel(xgb17Binary(newXGB(features.KindPIOPT, 10, 3, 0.5, trees...)), "alloc")
+	m, err := ParseModel(xgbmodeltest.Binary(newXGB(features.KindPIOPT, 10, 3, 0.5, trees...)), "alloc")
 	if err != nil {
 		t.Fatal(err)
 	}

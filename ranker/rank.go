@@ -9,36 +9,8 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/impute"
 )
-
-// SlateMethod chooses how a PI-OPT model's pair scores become a slate.
-type SlateMethod int
-
-const (
-	// SlateGreedy is DESIGN.md's greedy slot-action ranker.
-	SlateGreedy SlateMethod = iota
-	// SlateExact maximises Σ_j score(s_j, j) over slates without repetition.
-	SlateExact
-)
-
-// ParseSlateMethod reads "greedy" or "exact".
-func ParseSlateMethod(s string) (SlateMethod, error) {
-	switch s {
-	case "greedy", "":
-		return SlateGreedy, nil
-	case "exact":
-		return SlateExact, nil
-	}
-	return 0, fmt.Errorf("slate method %q: want greedy or exact", s)
-}
-
-// String returns "greedy" or "exact".
-func (m SlateMethod) String() string {
-	if m == SlateExact {
-		return "exact"
-	}
-	return "greedy"
-}
 
 // Ranking holds one slate per query of a dataset.
 type Ranking struct {
@@ -57,6 +29,16 @@ type Ranking struct {
 
 // Slate returns query q's slate (a sub-slice).
 func (r *Ranking) Slate(q int) []int32 { return r.Docs[r.Offsets[q]:r.Offsets[q+1]] }
+
+// slateObjective returns the sum of query q's entry scores in slot order:
+// for pair scores, the slate's objective Σ_j score(s_j, j).
+func slateObjective(r *Ranking, q int) float64 {
+	o := 0.0
+	for _, v := range r.Scores[r.Offsets[q]:r.Offsets[q+1]] {
+		o += v
+	}
+	return o
+}
 
 func newRanking(ds *data.Dataset, slots int) *Ranking {
 	r := &Ranking{Slots: slots, Offsets: make([]int, ds.NumQueries()+1)}
@@ -84,22 +66,25 @@ func Rank(ds *data.Dataset, sc *Scores, slots int, method SlateMethod) (*Ranking
 		return nil, fmt.Errorf("rank: %d scores for %d documents of %s", len(sc.Values), ds.NumDocs(), ds.Source)
 	}
 	r := newRanking(ds, slots)
-	var s SlateSolver
+	var s impute.SlateSolver
+	var w []float64
 	st := sc.Stride()
 	for q := range ds.NumQueries() {
 		v := sc.Query(ds, q)
 		slate := r.Slate(q)
 		scores := r.Scores[r.Offsets[q]:r.Offsets[q+1]]
 		if sc.Slots == 0 {
-			s.Top(v, slate)
+			impute.Top(v, slate)
 			for j, a := range slate {
 				scores[j] = v[a]
 			}
 			continue
 		}
-		s.Solve(method, v, st, slate)
+		m := len(v) / st
+		w = slotMajor(w, v, st, len(slate))
+		method.Solve(&s, w, m, slate)
 		for j, a := range slate {
-			scores[j] = v[int(a)*st+j]
+			scores[j] = w[j*m+int(a)]
 		}
 	}
 	return r, nil
@@ -111,9 +96,9 @@ func Rank(ds *data.Dataset, sc *Scores, slots int, method SlateMethod) (*Ranking
 func RandomRanking(ds *data.Dataset, slots int, seed uint64) *Ranking {
 	r := newRanking(ds, slots)
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
-	var s SlateSolver
+	var perm []int32
 	for q := range ds.NumQueries() {
-		s.Random(ds.QuerySize(q), rng, r.Slate(q))
+		perm = randomSlate(perm, ds.QuerySize(q), rng, r.Slate(q))
 	}
 	for i := range r.Scores {
 		r.Scores[i] = math.NaN()
@@ -141,7 +126,8 @@ func (m *Model) DocScores(ctx context.Context, ds *data.Dataset, opt ScoreOption
 	best := make([]float64, ds.MaxQuerySize())
 	order := make([]int32, ds.MaxQuerySize())
 	slate := make([]int32, sc.Slots)
-	var s SlateSolver
+	var s impute.SlateSolver
+	var w []float64
 	st := sc.Stride()
 	for q := range ds.NumQueries() {
 		lo, hi := ds.Query(q)
@@ -149,7 +135,8 @@ func (m *Model) DocScores(ctx context.Context, ds *data.Dataset, opt ScoreOption
 		lx := min(sc.Slots, n)
 		v := sc.Query(ds, q)
 		sl := slate[:lx]
-		s.Greedy(v, st, sl)
+		w = slotMajor(w, v, st, lx)
+		s.Greedy(w, n, sl)
 		o := out[lo:hi]
 		for i := range o {
 			o[i] = math.NaN()
@@ -170,7 +157,7 @@ func (m *Model) DocScores(ctx context.Context, ds *data.Dataset, opt ScoreOption
 			}
 		}
 		rest := order[:n-lx]
-		s.Top(b, rest)
+		impute.Top(b, rest)
 		for k, a := range rest {
 			o[a] = float64(n - lx - k)
 		}

@@ -1,19 +1,3 @@
-// Package ranker owns turning scores into slates: the greedy slot-action
-// ranker of PI-OPT models, the exact slate maximiser, sort-by-score for
-// pointwise models, uniformly random slates, and the rank sources that
-// logging and target policies are built from (`feature:K`, `model:PATH`),
-// with pure-Go model inference.
-//
-// Models are the files `piopt train` writes: XGBoost's legacy binary format
-// or its JSON format, with piopt's metadata as booster attributes. They are
-// read without XGBoost and scored with leaves (github.com/dmitryikh/leaves)
-// after a load-time transform that makes leaves agree with XGBoost 1.7 (see
-// xgbfile.go); scores equal XGBoost's predictions up to its float32
-// rounding. Nothing here needs cgo.
-//
-// Evaluate is what `piopt rank` computes (slates of every model, NDCG and
-// ERR against uniformly random slates, greedy against exact slates) and is
-// meant to be called in-process by longer pipelines.
 package ranker
 
 import (

@@ -22,6 +22,8 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/ranker/xgbmodel"
+	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 
@@ -259,9 +261,9 @@ func TestHandMadeFilesLoadInXGBoost(t *testing.T) {
 			kind = features.KindPIOPT
 		}
 		cols := F + L
-		var trees []xgbTree
+		var trees []xgbmodel.Tree
 		for range 1 + rng.IntN(20) {
-			trees = append(trees, randomTree(rng, cols, 1+rng.IntN(30), values))
+			trees = append(trees, xgbmodeltest.RandomTree(rng, cols, 1+rng.IntN(30), values))
 		}
 		xm := newXGB(kind, F, L, float32(rng.NormFloat64()), trees...)
 		rows := 300
@@ -272,7 +274,7 @@ func TestHandMadeFilesLoadInXGBoost(t *testing.T) {
 				x[i] = float32(math.NaN())
 			}
 		}
-		for format, b := range map[string][]byte{"binary": xgb17Binary(xm), "json": xgb17JSON(xm)} {
+		for format, b := range map[string][]byte{"binary": xgbmodeltest.Binary(xm), "json": xgbmodeltest.JSON(xm)} {
 			bst, err := xgboost.LoadBooster(b)
 			if err != nil {
 				t.Fatalf("trial %d %s: XGBoost cannot load the hand-made file: %v", trial, format, err)
@@ -283,7 +285,7 @@ func TestHandMadeFilesLoadInXGBoost(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range rows {
-				if w := xgbPredict(xm, x[i*cols:(i+1)*cols]); got[i] != w {
+				if w := xgbmodeltest.Predict(xm, x[i*cols:(i+1)*cols]); got[i] != w {
 					t.Fatalf("trial %d %s row %d: XGBoost %v, xgbPredict %v", trial, format, i, got[i], w)
 				}
 			}
@@ -306,7 +308,7 @@ func TestHandMadeFilesLoadInXGBoost(t *testing.T) {
 // by XGBoost itself (XGBoosterPredictFromDense, all cores), for comparison.
 func BenchmarkXGBoostPredictMSLR(b *testing.B) {
 	ds, xm := mslrFold(rand.New(rand.NewPCG(6, 6)))
-	bst, err := xgboost.LoadBooster(xgb17Binary(xm))
+	bst, err := xgboost.LoadBooster(xgbmodeltest.Binary(xm))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,9 +1,3 @@
-// Package trainer trains piopt's gradient-boosted regression trees through
-// XGBoost (internal/xgboost): hyper-parameters with practical defaults and
-// the paper's preset, training with early stopping on a validation matrix
-// and per-round progress, and model files that carry piopt's metadata as
-// booster attributes, written atomically in XGBoost's JSON or legacy binary
-// format.
 package trainer
 
 import (

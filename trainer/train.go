@@ -16,7 +16,7 @@ import (
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 
-// Attribute keys a trained model carries besides modelmeta's. best_iteration
+// Attribute keys a trained model carries besides features.Meta's. best_iteration
 // and best_score are the names XGBoost's own Python package reads.
 const (
 	AttrParams        = "piopt_params"   // Params.String() of the run
@@ -111,36 +111,8 @@ func weightedMean(m *features.Matrix) float64 {
 // caller that drops its own references before calling gets their memory back
 // during the boosting rounds.
 func Train(ctx context.Context, train, valid *features.Matrix, p Params, progress func(Round)) (*Model, error) {
-	if err := p.Validate(); err != nil {
+	if err := checkInputs(train, valid, p); err != nil {
 		return nil, err
-	}
-	if !xgboost.Available {
-		return nil, xgboost.ErrNoCgo
-	}
-	if train == nil {
-		return nil, fmt.Errorf("no training matrix")
-	}
-	if err := checkMatrix("training", train); err != nil {
-		return nil, err
-	}
-	if valid != nil {
-		if err := checkMatrix("validation", valid); err != nil {
-			return nil, err
-		}
-		if valid.Cols != train.Cols {
-			return nil, fmt.Errorf("validation matrix has %d columns, training matrix %d", valid.Cols, train.Cols)
-		}
-		if valid.Meta.Kind != train.Meta.Kind || valid.Meta.Slots != train.Meta.Slots {
-			return nil, fmt.Errorf("validation matrix is for a %s model with %d slots, training matrix for %s with %d",
-				valid.Meta.Kind, valid.Meta.Slots, train.Meta.Kind, train.Meta.Slots)
-		}
-	} else if p.EarlyStopping > 0 {
-		return nil, fmt.Errorf("--early-stopping needs a validation set")
-	}
-	rank := p.objective() == ObjectiveRankNDCG
-	if rank != (train.Groups != nil) || (valid != nil && rank != (valid.Groups != nil)) {
-		return nil, fmt.Errorf("objective %s with matrices that %s query groups", p.objective(),
-			map[bool]string{true: "have", false: "lack"}[train.Groups != nil])
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -158,29 +130,13 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 
 	start := time.Now()
-	// The quantile matrix is the leanest and fastest to train on (see
-	// internal/xgboost's benchmarks).
-	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
-	dtrain, err := xgboost.NewDMatrix(dense(train), opt)
+	dtrain, dvalid, err := newDMatrices(train, valid, p)
 	if err != nil {
-		return nil, fmt.Errorf("training matrix: %w", err)
+		return nil, err
 	}
 	defer dtrain.Close()
 	cache := []*xgboost.DMatrix{dtrain}
-	var dvalid *xgboost.DMatrix
-	if valid != nil {
-		// The validation matrix is only predicted, once per round. XGBoost
-		// 1.7 predicts a quantile matrix by rebuilding rows from its bins at
-		// every call (0.26 s a round for 245 K × 136 rows, more than the
-		// round itself), and a dense matrix from its prediction cache, tree
-		// by tree (milliseconds). It needs no labels, weights or groups:
-		// the validation metric is computed here, from valid's own.
-		vopt := opt
-		vopt.Build = xgboost.BuildDense
-		rows := xgboost.Dense{Data: valid.X, Rows: valid.Rows, Cols: valid.Cols}
-		if dvalid, err = xgboost.NewDMatrix(rows, vopt); err != nil {
-			return nil, fmt.Errorf("validation matrix: %w", err)
-		}
+	if dvalid != nil {
 		defer dvalid.Close()
 		cache = append(cache, dvalid)
 	}
@@ -204,46 +160,8 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	m.Timing.Matrix = time.Since(start)
 
 	start = time.Now()
-	better := func(a, b float64) bool { return a < b }
-	if met.maximize() {
-		better = func(a, b float64) bool { return a > b }
-	}
-	trainSet := xgboost.EvalSet{Name: "train", Matrix: dtrain}
-	for it := range p.Trees {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		if err := bst.Update(it, dtrain); err != nil {
-			return nil, fmt.Errorf("round %d: %w", it+1, err)
-		}
-		// The training value is for display: XGBoost's is fast and
-		// close enough. The validation value decides, so piopt computes
-		// it exactly from the (cached) predictions.
-		res, err := bst.Eval(it, trainSet)
-		if err != nil {
-			return nil, fmt.Errorf("round %d: %w", it+1, err)
-		}
-		r := Round{Iter: it, Trees: p.Trees, Metric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
-			Best: -1, BestValid: math.NaN()}
-		if vEval != nil {
-			pred, err := bst.Predict(dvalid, xgboost.PredictOptions{})
-			if err != nil {
-				return nil, fmt.Errorf("round %d: %w", it+1, err)
-			}
-			r.Valid = vEval.eval(pred)
-			if m.BestIteration < 0 || better(r.Valid, m.BestScore) {
-				m.BestIteration, m.BestScore = it, r.Valid
-			}
-			r.Best, r.BestValid = m.BestIteration, m.BestScore
-		}
-		r.Elapsed = time.Since(start)
-		m.History = append(m.History, r)
-		if progress != nil {
-			progress(r)
-		}
-		if p.EarlyStopping > 0 && it-m.BestIteration >= p.EarlyStopping {
-			break
-		}
+	if err := m.boost(ctx, bst, dtrain, dvalid, vEval, met.maximize(), start, progress); err != nil {
+		return nil, err
 	}
 	m.Trained = len(m.History)
 	m.Rounds = m.Trained
@@ -268,6 +186,122 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 	closeBooster = false
 	return m, nil
+}
+
+// checkInputs refuses parameters and matrices Train cannot use together.
+func checkInputs(train, valid *features.Matrix, p Params) error {
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if !xgboost.Available {
+		return xgboost.ErrNoCgo
+	}
+	if train == nil {
+		return fmt.Errorf("no training matrix")
+	}
+	if err := checkMatrix("training", train); err != nil {
+		return err
+	}
+	if valid != nil {
+		if err := checkMatrix("validation", valid); err != nil {
+			return err
+		}
+		if valid.Cols != train.Cols {
+			return fmt.Errorf("validation matrix has %d columns, training matrix %d", valid.Cols, train.Cols)
+		}
+		if valid.Meta.Kind != train.Meta.Kind || valid.Meta.Slots != train.Meta.Slots {
+			return fmt.Errorf("validation matrix is for a %s model with %d slots, training matrix for %s with %d",
+				valid.Meta.Kind, valid.Meta.Slots, train.Meta.Kind, train.Meta.Slots)
+		}
+	} else if p.EarlyStopping > 0 {
+		return fmt.Errorf("--early-stopping needs a validation set")
+	}
+	rank := p.objective() == ObjectiveRankNDCG
+	if rank != (train.Groups != nil) || (valid != nil && rank != (valid.Groups != nil)) {
+		return fmt.Errorf("objective %s with matrices that %s query groups", p.objective(),
+			map[bool]string{true: "have", false: "lack"}[train.Groups != nil])
+	}
+	return nil
+}
+
+// newDMatrices hands the matrices to XGBoost: train as a quantile matrix,
+// valid (when not nil) as a dense one without labels. The caller closes
+// them.
+func newDMatrices(train, valid *features.Matrix, p Params) (dtrain, dvalid *xgboost.DMatrix, err error) {
+	// The quantile matrix is the leanest and fastest to train on (see
+	// trainer/xgboost's benchmarks).
+	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
+	dtrain, err = xgboost.NewDMatrix(dense(train), opt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("training matrix: %w", err)
+	}
+	if valid == nil {
+		return dtrain, nil, nil
+	}
+	// The validation matrix is only predicted, once per round. XGBoost 1.7
+	// predicts a quantile matrix by rebuilding rows from its bins at every
+	// call (0.26 s a round for 245 K × 136 rows, more than the round
+	// itself), and a dense matrix from its prediction cache, tree by tree
+	// (milliseconds). It needs no labels, weights or groups: the validation
+	// metric is computed here, from valid's own.
+	vopt := opt
+	vopt.Build = xgboost.BuildDense
+	rows := xgboost.Dense{Data: valid.X, Rows: valid.Rows, Cols: valid.Cols}
+	if dvalid, err = xgboost.NewDMatrix(rows, vopt); err != nil {
+		dtrain.Close()
+		return nil, nil, fmt.Errorf("validation matrix: %w", err)
+	}
+	return dtrain, dvalid, nil
+}
+
+// boost runs the boosting rounds, recording each in m.History and the best
+// validation round in m.BestIteration and m.BestScore, until p.Trees rounds
+// or early stopping. start times Round.Elapsed.
+func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain, dvalid *xgboost.DMatrix, vEval *evaluator,
+	maximize bool, start time.Time, progress func(Round)) error {
+	p := m.Params
+	better := func(a, b float64) bool { return a < b }
+	if maximize {
+		better = func(a, b float64) bool { return a > b }
+	}
+	trainSet := xgboost.EvalSet{Name: "train", Matrix: dtrain}
+	for it := range p.Trees {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := bst.Update(it, dtrain); err != nil {
+			return fmt.Errorf("round %d: %w", it+1, err)
+		}
+		// The training value is for display: XGBoost's is fast and
+		// close enough. The validation value decides, so piopt computes
+		// it exactly from the (cached) predictions.
+		res, err := bst.Eval(it, trainSet)
+		if err != nil {
+			return fmt.Errorf("round %d: %w", it+1, err)
+		}
+		r := Round{Iter: it, Trees: p.Trees, Metric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
+			Best: -1, BestValid: math.NaN()}
+		if vEval != nil {
+			pred, err := bst.Predict(dvalid, xgboost.PredictOptions{})
+			if err != nil {
+				return fmt.Errorf("round %d: %w", it+1, err)
+			}
+			r.Valid = vEval.eval(pred)
+			if m.BestIteration < 0 || better(r.Valid, m.BestScore) {
+				m.BestIteration, m.BestScore = it, r.Valid
+			}
+			r.Best, r.BestValid = m.BestIteration, m.BestScore
+		}
+		r.Elapsed = time.Since(start)
+		m.History = append(m.History, r)
+		if progress != nil {
+			progress(r)
+		}
+		if p.EarlyStopping > 0 && it-m.BestIteration >= p.EarlyStopping {
+			return nil
+		}
+	}
+	return nil
 }
 
 func dense(m *features.Matrix) xgboost.Dense {

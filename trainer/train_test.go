@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/ranker/xgbmodel"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 
@@ -160,10 +161,11 @@ func TestSaveLoad(t *testing.T) {
 	}
 	// The legacy binary carries the metadata where a pure-Go reader finds it.
 	b, _ := os.ReadFile(filepath.Join(dir, "m.model"))
-	attrs, err := xgboost.LegacyAttrs(b)
+	xm, err := xgbmodel.Decode(b)
 	if err != nil {
 		t.Fatal(err)
 	}
+	attrs := xm.Attrs
 	if meta, err := features.MetaFromAttrs(attrs); err != nil || meta != tr.Meta {
 		t.Fatalf("metadata from the binary file: %+v %v", meta, err)
 	}

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
-	"io"
-	"math"
 	"os"
-	"strconv"
-	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/atomicfile"
@@ -63,75 +58,10 @@ except for the part DM trains on.`,
 	}
 }
 
-// logMetric returns the log's reward metric with its conventions: flags
-// when set, else the header's, else the defaults. ok is false when the
-// log names no metric.
-func logMetric(c *cli.Context, h data.Header, name string, slots int, ds *data.Dataset) (eval.Metric, bool, error) {
-	if name == "" {
-		return eval.Metric{}, false, nil
-	}
-	kindName, _, _ := strings.Cut(name, "@")
-	kind, err := eval.ParseKind(kindName)
-	if err != nil {
-		return eval.Metric{}, false, fmt.Errorf("log metric: %w", err)
-	}
-	conv, err := conventions(c, ds)
-	if err != nil {
-		return eval.Metric{}, false, err
-	}
-	if v := h["discount"]; v != "" && !c.IsSet("discount") {
-		if conv.Discount, err = eval.ParseDiscount(v); err != nil {
-			return eval.Metric{}, false, fmt.Errorf("log header: %w", err)
-		}
-	}
-	if v, ok, err := h.Int("empty-query-ndcg"); err == nil && ok && !c.IsSet("empty-ndcg") {
-		conv.EmptyOne = v == 1
-	}
-	if v, ok, err := h.Int("err-maxrel"); err == nil && ok && !c.IsSet("maxrel") {
-		conv.MaxRel = v
-	}
-	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, true, nil
-}
-
-func parseRange(s string) (lo, hi float64, err error) {
-	a, b, ok := strings.Cut(s, ",")
-	if ok {
-		lo, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
-		if err == nil {
-			hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
-		}
-	}
-	if !ok || err != nil || !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
-		return 0, 0, fmt.Errorf("--reward-range %q: want LO,HI with LO < HI", s)
-	}
-	return lo, hi, nil
-}
-
 func runEvaluate(c *cli.Context) error {
-	ctx := c.Context
-	est, err := offpolicy.ParseEstimators(c.String("estimators"))
-	if err != nil {
-		return fmt.Errorf("--estimators: %w", err)
-	}
-	dropDMWithoutCgo(&est)
-	delta := c.Float64("delta")
-	if !(delta > 0 && delta < 1) {
-		return fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
-	}
-	lo, hi, err := parseRange(c.String("reward-range"))
+	opt, method, err := evaluateOptions(c)
 	if err != nil {
 		return err
-	}
-	frac := c.Float64("dm-train")
-	if !(frac > 0 && frac < 1) {
-		return fmt.Errorf("--dm-train %g: must lie in (0, 1)", frac)
-	}
-	if c.Int("bootstrap") < 0 {
-		return fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
-	}
-	method, err := ranker.ParseSlateMethod(c.String("slate"))
-	if err != nil {
-		return fmt.Errorf("--slate: %w", err)
 	}
 	ds, err := loadData(c, "data")
 	if err != nil {
@@ -143,206 +73,103 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	defer lr.Close()
-	ls, err := readLogSetup(c, lr)
+	ls, metricName, err := policy.ReadSetup(lr, setupFlags(c))
 	if err != nil {
 		return err
 	}
-	metric, haveMetric, err := logMetric(c, lr.Header(), ls.metric, ls.slots, ds)
+	metric, haveMetric, err := logMetric(c, lr.Header(), metricName, ls.Slots, ds)
 	if err != nil {
 		return err
 	}
-	popt, err := opePolicyOptions(c)
+	plan, target, err := evaluatePlan(c, ds, ls, method, metric, haveMetric)
 	if err != nil {
 		return err
 	}
-	cands, _, err := policy.Candidates(ctx, ds, ls.rankBy, ls.limit, popt)
-	if err != nil {
-		return fmt.Errorf("%s: header rank-by=%s: %w", logPath, ls.rankBy, err)
-	}
-	target, err := policy.Target(ctx, c.String("target"), cands, ls.slots, method, popt)
-	if err != nil {
-		return fmt.Errorf("--target: %w", err)
-	}
-	setup := offpolicy.Setup{Candidates: cands, Gammas: impute.NewGammaCache(ls.logging, impute.GammaOptions{Seed: c.Uint64("seed")}),
-		Slots: ls.slots, Target: target, Threads: c.Int("threads")}
-	if haveMetric {
-		setup.Scorer = eval.NewScorer(metric, cands.Labels(), cands.Offsets())
-	}
-	plan, err := offpolicy.Prepare(ctx, setup)
+	opt.Regressors = opeRegressors(c, c.Int("threads"))
+	res, err := plan.EvaluateLog(c.Context, lr, offpolicy.LogEvaluation{
+		Options: opt, DMShare: c.Float64("dm-train"), NonAdditive: haveMetric && metric.Kind == eval.KindERR,
+		Open: func() (*data.LogReader, error) { return data.OpenLog(logPath, ds) },
+		Pass: func() (func(int64), func()) {
+			bar := progress.New(os.Stderr, "evaluate", 0, "impressions")
+			return bar.Add, bar.Done
+		},
+	})
 	if err != nil {
 		return err
 	}
-	opt := offpolicy.EvalOptions{Estimators: est, Regressors: opeRegressors(c, c.Int("threads")),
-		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}
-	// DM trains on the first share of the log, so it needs the log's length
-	// before reading it: the header's samples= (simulate writes it), else
-	// a counting pass.
-	logged, haveN, _ := lr.Header().Int("samples")
-	if len(est.DM) > 0 && !haveN {
-		cr, err := data.OpenLog(logPath, ds)
-		if err != nil {
-			return err
-		}
-		n, err := offpolicy.CountLog(ctx, cr)
-		cr.Close()
-		if err != nil {
-			return err
-		}
-		logged = int(n)
-	}
-	evaluate := func(lr *data.LogReader) (*offpolicy.Evaluator, error) {
-		if len(est.DM) > 0 {
-			opt.DMTrain = int64(math.Floor(frac * float64(logged)))
-		}
-		ev, err := plan.NewEvaluator(opt)
-		if err != nil {
-			return nil, err
-		}
-		bar := progress.New(os.Stderr, "evaluate", 0, "impressions")
-		err = ev.AddLog(ctx, lr, bar)
-		bar.Done()
-		return ev, err
-	}
-	ev, err := evaluate(lr)
-	if err != nil {
-		return err
-	}
-	if len(est.DM) > 0 && ev.N() != int64(logged) {
-		// The header's count was wrong: read again with the true one.
-		logged = int(ev.N())
-		lr2, err := data.OpenLog(logPath, ds)
-		if err != nil {
-			return err
-		}
-		defer lr2.Close()
-		if ev, err = evaluate(lr2); err != nil {
-			return err
-		}
-	}
-	res, err := ev.Result(ctx)
-	if err != nil {
-		return err
-	}
-	if haveMetric && metric.Kind == eval.KindERR {
-		for _, name := range []string{offpolicy.PI, offpolicy.WPI} {
-			if e := res.Estimates[name]; e != nil {
-				e.Warnings = append(e.Warnings, "ERR is not additive over slots: PI is biased for it and its intervals assume additivity")
-			}
-		}
-	}
-	info := evaluateSetupJSON{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
-		Slots: ls.slots, Logging: ls.logging.String(), RankBy: ls.rankBy, Candidates: ls.limit, Target: target.Name(),
-		Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardRange: [2]float64{lo, hi},
+	iv := opt.Intervals
+	info := offpolicy.EvaluateSetup{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
+		Slots: ls.Slots, Logging: ls.Logging.String(), RankBy: ls.RankBy, Candidates: ls.Limit, Target: target.Name(),
+		Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
 		TrueValue: offpolicy.Float(res.TrueValue), Command: commandLine()}
 	if haveMetric {
 		info.Metric = metric.Name()
 		cj := ranker.NewConventionsJSON(metric.Conventions)
 		info.Conventions = &cj
 	}
-	writeEvaluateTable(os.Stdout, &info, res)
+	info.WriteTable(os.Stdout, res)
 	if p := c.String("json"); p != "" {
-		// Every top-level key is an estimator, so a reader can take them
-		// all; the setup rides along in each, and Γ's conditioning in the
-		// estimators that use Γ.
-		type estimateJSON struct {
-			*offpolicy.Estimate
-			Gamma []offpolicy.GammaInfo `json:"gamma,omitempty"`
-			Setup *evaluateSetupJSON    `json:"setup"`
-		}
-		out := make(map[string]estimateJSON, len(res.Names))
-		for _, name := range res.Names {
-			e := estimateJSON{Estimate: res.Estimates[name], Setup: &info}
-			if name == offpolicy.PI || name == offpolicy.WPI {
-				e.Gamma = res.Gamma
-			}
-			out[name] = e
-		}
-		b, err := json.MarshalIndent(out, "", "  ")
+		b, err := offpolicy.EstimatesJSON(&info, res)
 		if err != nil {
 			return err
 		}
-		if err := atomicfile.WriteFile(p, append(b, '\n')); err != nil {
-			return err
-		}
+		return atomicfile.WriteFile(p, append(b, '\n'))
 	}
 	return nil
 }
 
-// evaluateSetupJSON describes an evaluation in its JSON output ("setup").
-type evaluateSetupJSON struct {
-	Data          string                  `json:"data"`
-	Logs          string                  `json:"logs"`
-	Samples       int64                   `json:"samples"`
-	LoggedQueries int                     `json:"logged_queries"`
-	Queries       int                     `json:"queries"`
-	Slots         int                     `json:"slots"`
-	Logging       string                  `json:"logging"`
-	RankBy        string                  `json:"rank_by,omitempty"`
-	Candidates    int                     `json:"candidates"`
-	Target        string                  `json:"target"`
-	Metric        string                  `json:"metric,omitempty"`
-	Conventions   *ranker.ConventionsJSON `json:"conventions,omitempty"`
-	Delta         float64                 `json:"delta"`
-	Bootstrap     int                     `json:"bootstrap"`
-	Seed          uint64                  `json:"seed"`
-	RewardRange   [2]float64              `json:"reward_range"`
-	// TrueValue is V(π) with contexts uniform over the dataset's queries
-	// (semi-synthetic; null without a metric).
-	TrueValue offpolicy.Float `json:"true_value"`
-	Command   string          `json:"command"`
+// evaluateOptions reads the flags of the estimators and their intervals,
+// and --slate.
+func evaluateOptions(c *cli.Context) (offpolicy.EvalOptions, ranker.SlateMethod, error) {
+	var method ranker.SlateMethod
+	est, err := offpolicy.ParseEstimators(c.String("estimators"))
+	if err != nil {
+		return offpolicy.EvalOptions{}, method, fmt.Errorf("--estimators: %w", err)
+	}
+	dropDMWithoutCgo(&est)
+	delta := c.Float64("delta")
+	if !(delta > 0 && delta < 1) {
+		return offpolicy.EvalOptions{}, method, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
+	}
+	lo, hi, err := parseRange(c.String("reward-range"))
+	if err != nil {
+		return offpolicy.EvalOptions{}, method, err
+	}
+	if frac := c.Float64("dm-train"); !(frac > 0 && frac < 1) {
+		return offpolicy.EvalOptions{}, method, fmt.Errorf("--dm-train %g: must lie in (0, 1)", frac)
+	}
+	if c.Int("bootstrap") < 0 {
+		return offpolicy.EvalOptions{}, method, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
+	}
+	if method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
+		return offpolicy.EvalOptions{}, method, fmt.Errorf("--slate: %w", err)
+	}
+	return offpolicy.EvalOptions{Estimators: est,
+		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}, method, nil
 }
 
-func fmtInterval(iv *eval.Interval) string {
-	if iv == nil {
-		return "-"
+// evaluatePlan builds the logging setup's candidates, the target and the
+// plan of the estimators (with the reward's scorer when the log names a
+// metric).
+func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, metric eval.Metric, haveMetric bool) (*offpolicy.Plan, *offpolicy.Target, error) {
+	ctx := c.Context
+	popt, err := opePolicyOptions(c)
+	if err != nil {
+		return nil, nil, err
 	}
-	return fmt.Sprintf("[%.4f, %.4f]", iv.Lo, iv.Hi)
-}
-
-func writeEvaluateTable(w io.Writer, s *evaluateSetupJSON, res *offpolicy.Result) {
-	fmt.Fprintf(w, "%s: %d impressions over %d of %d queries; %d slots, logging %s", s.Logs, s.Samples, s.LoggedQueries, s.Queries, s.Slots, s.Logging)
-	if s.RankBy != "" {
-		fmt.Fprintf(w, " by %s", s.RankBy)
+	cands, err := ls.Candidates(ctx, ds, popt)
+	if err != nil {
+		return nil, nil, err
 	}
-	if s.Candidates > 0 {
-		fmt.Fprintf(w, ", top %d candidates", s.Candidates)
+	target, err := policy.ResolveTarget(ctx, c.String("target"), cands, ls.Slots, method, popt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--target: %w", err)
 	}
-	fmt.Fprintf(w, "\ntarget %s", s.Target)
-	if s.Metric != "" {
-		fmt.Fprintf(w, "; reward %s (%s); true value over all queries %.4f", s.Metric, s.Conventions.Text, float64(s.TrueValue))
+	setup := offpolicy.Setup{Candidates: cands, Gammas: impute.NewGammaCache(ls.Logging, impute.GammaOptions{Seed: c.Uint64("seed")}),
+		Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
+	if haveMetric {
+		setup.Scorer = eval.NewScorer(metric, cands.Labels(), cands.Offsets())
 	}
-	conf := fmt.Sprintf("%g%%", 100*(1-s.Delta))
-	fmt.Fprintf(w, "\n%-15s %9s  %-20s %-20s %-20s %10s %8s %10s\n", "estimator", "value",
-		"bernstein "+conf, "emp-bernstein "+conf, "bootstrap "+conf, "ess", "neg.w", "max|w|")
-	var warnings []string
-	for _, name := range res.Names {
-		e := res.Estimates[name]
-		fmt.Fprintf(w, "%-15s %9s  %-20s %-20s %-20s", name, fmtNum(float64(e.Value)), fmtInterval(e.Bernstein), fmtInterval(e.EmpiricalBernstein), fmtInterval(e.Bootstrap))
-		if e.Weights != nil {
-			fmt.Fprintf(w, " %10.4g %7.1f%% %10.4g", float64(e.Weights.ESS), 100*float64(e.Weights.NegativeShare), float64(e.Weights.MaxAbs))
-		}
-		fmt.Fprintln(w)
-		for _, m := range e.Warnings {
-			warnings = append(warnings, name+": "+m)
-		}
-	}
-	for _, name := range res.Names {
-		if e := res.Estimates[name]; e.Weights != nil && (name == offpolicy.PI || name == offpolicy.IPS) {
-			fmt.Fprintf(w, "%s weights: σ² %.4g (uniform contexts %.4g), ρ %.4g, range [%.4g, %.4g], mean %.4f\n", strings.ToUpper(name),
-				float64(e.Weights.Sigma2), float64(e.Weights.Sigma2Uniform), float64(e.Weights.Rho), float64(e.Weights.RangeLo), float64(e.Weights.RangeHi), float64(e.Weights.Mean))
-		}
-	}
-	if len(res.Gamma) > 0 {
-		worst := res.Gamma[0]
-		for _, g := range res.Gamma {
-			if g.Condition > worst.Condition {
-				worst = g
-			}
-		}
-		fmt.Fprintf(w, "Γ: %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, kept eigenvalues %.3g..%.3g\n",
-			len(res.Gamma), worst.M, worst.Slots, worst.Rank, worst.MinKeptEigenvalue, worst.MaxEigenvalue)
-	}
-	for _, m := range warnings {
-		fmt.Fprintln(w, "warning:", m)
-	}
+	plan, err := offpolicy.Prepare(ctx, setup)
+	return plan, target, err
 }

@@ -85,71 +85,9 @@ func experimentParams(c *cli.Context) (trainer.Params, error) {
 }
 
 func runExperiment(c *cli.Context) error {
-	var only []int
-	if s := c.String("only-folds"); s != "" {
-		for _, f := range strings.Split(s, ",") {
-			k, err := strconv.Atoi(strings.TrimSpace(f))
-			if err != nil || k < 1 {
-				return fmt.Errorf("--only-folds %q: want fold numbers like 1,3", s)
-			}
-			only = append(only, k)
-		}
-	}
-	folds, err := experiment.FindFolds(c.String("folds"), only)
+	cfg, err := experimentConfig(c)
 	if err != nil {
 		return err
-	}
-	metrics, err := parseMetrics("metrics", c.String("metrics"))
-	if err != nil {
-		return err
-	}
-	logging, err := impute.ParseLogging(c.String("logging"))
-	if err != nil {
-		return fmt.Errorf("--logging: %w", err)
-	}
-	if logging.NeedsRanks() {
-		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", logging)
-	}
-	params, err := experimentParams(c)
-	if err != nil {
-		return err
-	}
-	supTarget, err := features.ParseSupTarget(c.String("sup-target"))
-	if err != nil {
-		return fmt.Errorf("--sup-target: %w", err)
-	}
-	slate, err := ranker.ParseSlateMethod(c.String("slate"))
-	if err != nil {
-		return fmt.Errorf("--slate: %w", err)
-	}
-	conv, err := conventions(c) // maxrel 0: the experiment takes the data's highest grade
-	if err != nil {
-		return err
-	}
-	if c.Int("slots") < 1 {
-		return fmt.Errorf("--slots %d: must be ≥ 1", c.Int("slots"))
-	}
-	cfg := experiment.Config{
-		Folds:         folds,
-		Out:           c.String("out"),
-		Slots:         c.Int("slots"),
-		Samples:       c.Int64("samples"),
-		ValidSamples:  c.Int64("valid-samples"),
-		Metrics:       metrics,
-		Seed:          c.Uint64("seed"),
-		Logging:       logging,
-		PerSample:     c.Bool("per-sample"),
-		Params:        params,
-		LambdaMART:    c.Bool("lambdamart"),
-		SupTarget:     supTarget,
-		Slate:         slate,
-		Conventions:   conv,
-		Read:          readOptions(c),
-		RandomSamples: c.Int("random-samples"),
-		Progress:      os.Stderr,
-	}
-	if progress.IsTerminal(os.Stderr) {
-		cfg.Log = os.Stderr
 	}
 	sum, err := experiment.Run(c.Context, cfg)
 	if err != nil {
@@ -169,5 +107,75 @@ func runExperiment(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintf(os.Stdout, "wrote %s and %s\n", filepath.Join(cfg.Out, "summary.json"), filepath.Join(cfg.Out, "report.html"))
+	return nil
+}
+
+// experimentConfig reads experiment's flags.
+func experimentConfig(c *cli.Context) (experiment.Config, error) {
+	var only []int
+	if s := c.String("only-folds"); s != "" {
+		for _, f := range strings.Split(s, ",") {
+			k, err := strconv.Atoi(strings.TrimSpace(f))
+			if err != nil || k < 1 {
+				return experiment.Config{}, fmt.Errorf("--only-folds %q: want fold numbers like 1,3", s)
+			}
+			only = append(only, k)
+		}
+	}
+	folds, err := experiment.FindFolds(c.String("folds"), only)
+	if err != nil {
+		return experiment.Config{}, err
+	}
+	cfg := experiment.Config{
+		Folds:         folds,
+		Out:           c.String("out"),
+		Slots:         c.Int("slots"),
+		Samples:       c.Int64("samples"),
+		ValidSamples:  c.Int64("valid-samples"),
+		Seed:          c.Uint64("seed"),
+		PerSample:     c.Bool("per-sample"),
+		LambdaMART:    c.Bool("lambdamart"),
+		Read:          readOptions(c),
+		RandomSamples: c.Int("random-samples"),
+		Progress:      os.Stderr,
+	}
+	if progress.IsTerminal(os.Stderr) {
+		cfg.Log = os.Stderr
+	}
+	// Not "return cfg, experimentChoices(…)": Go leaves unspecified
+	// whether cfg is copied before or after the call fills it.
+	err = experimentChoices(c, &cfg)
+	return cfg, err
+}
+
+// experimentChoices reads the flags of experiment that need parsing into
+// cfg, in the order their errors are reported.
+func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
+	var err error
+	if cfg.Metrics, err = parseMetrics("metrics", c.String("metrics")); err != nil {
+		return err
+	}
+	if cfg.Logging, err = impute.ParseLogging(c.String("logging")); err != nil {
+		return fmt.Errorf("--logging: %w", err)
+	}
+	if cfg.Logging.NeedsRanks() {
+		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", cfg.Logging)
+	}
+	if cfg.Params, err = experimentParams(c); err != nil {
+		return err
+	}
+	if cfg.SupTarget, err = features.ParseSupTarget(c.String("sup-target")); err != nil {
+		return fmt.Errorf("--sup-target: %w", err)
+	}
+	if cfg.Slate, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
+		return fmt.Errorf("--slate: %w", err)
+	}
+	// maxrel 0: the experiment takes the data's highest grade.
+	if cfg.Conventions, err = conventions(c); err != nil {
+		return err
+	}
+	if c.Int("slots") < 1 {
+		return fmt.Errorf("--slots %d: must be ≥ 1", c.Int("slots"))
+	}
 	return nil
 }

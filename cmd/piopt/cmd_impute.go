@@ -64,7 +64,7 @@ func runImpute(c *cli.Context) error {
 	}
 	var (
 		st     *impute.Stats
-		setup  *loggingSetup
+		setup  policy.Setup
 		header data.Header
 	)
 	if logs != "" {
@@ -119,133 +119,62 @@ func reportGammas(gc *impute.GammaCache) {
 	}
 }
 
-// headerMismatch is the error for a log header that disagrees with a flag.
-func headerMismatch(lr *data.LogReader, key, have, flag string) error {
-	return &data.ParseError{File: lr.Name(), Line: 1,
-		Err: fmt.Errorf("%w: header %s=%s but --%s %s", data.ErrHeader, key, have, key, flag)}
-}
-
-// logSetup is the logging setup a slate log's header records.
-type logSetup struct {
-	slots   int
-	logging impute.Logging
-	rankBy  string
-	limit   int
-	metric  string
-}
-
-// readLogSetup reads the logging setup from a log's header and checks the
-// flags that are set (--slots, --logging, --rank-by, --candidates,
-// --metric) against it.
-func readLogSetup(c *cli.Context, lr *data.LogReader) (*logSetup, error) {
-	h := lr.Header()
-	hdrErr := func(err error) error {
-		return &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
-	}
-	s := &logSetup{slots: lr.Slots(), rankBy: h["rank-by"], metric: h["metric"]}
-	if c.IsSet("slots") && c.Int("slots") != s.slots {
-		return nil, headerMismatch(lr, "slots", h["slots"], strconv.Itoa(c.Int("slots")))
-	}
-	if err := checkSlots(s.slots); err != nil {
-		return nil, hdrErr(err)
-	}
-	var err error
-	if s.logging, err = impute.ParseLogging(h["logging"]); err != nil {
-		return nil, hdrErr(err)
-	}
-	if c.IsSet("logging") {
-		flg, err := impute.ParseLogging(c.String("logging"))
-		if err != nil {
-			return nil, fmt.Errorf("--logging: %w", err)
-		}
-		if flg != s.logging {
-			return nil, headerMismatch(lr, "logging", h["logging"], c.String("logging"))
-		}
-	}
-	if c.IsSet("rank-by") {
-		flag := c.String("rank-by")
-		if src, err := policy.Resolve(flag, policy.Options{}); err == nil {
-			flag = src.String() // compare canonical spellings
-		}
-		if flag != s.rankBy {
-			return nil, headerMismatch(lr, "rank-by", s.rankBy, c.String("rank-by"))
-		}
-	}
-	if s.limit, _, err = h.Int("candidates"); err != nil {
-		return nil, hdrErr(err)
-	}
-	if c.IsSet("candidates") && c.Int("candidates") != s.limit {
-		return nil, headerMismatch(lr, "candidates", strconv.Itoa(s.limit), strconv.Itoa(c.Int("candidates")))
-	}
-	if c.IsSet("metric") {
-		if s.metric != "" && s.metric != c.String("metric") && s.metric != fmt.Sprintf("%s@%d", c.String("metric"), s.slots) {
-			return nil, headerMismatch(lr, "metric", s.metric, c.String("metric"))
-		}
-		s.metric = c.String("metric")
-	}
-	if s.logging.NeedsRanks() && s.rankBy == "" {
-		return nil, hdrErr(fmt.Errorf("logging %s ranks documents but the header has no rank-by=", s.logging))
-	}
-	return s, nil
-}
-
 // imputeStatsFromLog reads a slate log into per-query statistics, checking
 // its header against the flags (which default to the header's values).
-func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, *loggingSetup, data.Header, error) {
+func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, policy.Setup, data.Header, error) {
 	lr, err := data.OpenLog(path, ds)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
 	}
 	defer lr.Close()
-	ls, err := readLogSetup(c, lr)
+	setup, _, err := policy.ReadSetup(lr, setupFlags(c))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
 	}
-	setup, err := newLoggingSetup(c.Context, ds, ls.logging.String(), ls.rankBy, ls.limit)
+	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
 	if err != nil {
-		return nil, nil, nil, fmt.Errorf("%s: header: %w", lr.Name(), err)
+		return nil, policy.Setup{}, nil, err
 	}
-	st, err := impute.NewStats(setup.Cands, ls.slots)
+	st, err := impute.NewStats(cands, setup.Slots)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
 	}
 	bar := progress.New(os.Stderr, "impute", 0, "impressions")
-	err = st.AddLog(c.Context, lr, bar)
+	err = st.AddLog(c.Context, lr, bar.Add)
 	bar.Done()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
 	}
 	return st, setup, lr.Header().Clone(), nil
 }
 
 // imputeStatsSimulated simulates n impressions straight into statistics.
-func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, *loggingSetup, data.Header, error) {
+func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, policy.Setup, data.Header, error) {
 	for _, f := range []string{"slots", "logging"} {
 		if !c.IsSet(f) {
-			return nil, nil, nil, fmt.Errorf("--simulate needs --%s", f)
+			return nil, policy.Setup{}, nil, fmt.Errorf("--simulate needs --%s", f)
 		}
 	}
-	slots := c.Int("slots")
-	if err := checkSlots(slots); err != nil {
-		return nil, nil, nil, err
-	}
-	setup, err := newLoggingSetup(c.Context, ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
+	setup, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
 	}
-	metric, err := simulationMetric(c, ds, slots)
+	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
+	}
+	metric, err := simulationMetric(c, ds, setup.Slots)
+	if err != nil {
+		return nil, policy.Setup{}, nil, err
 	}
 	seed := c.Uint64("seed")
-	cands := setup.Cands
-	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: slots, Seed: seed,
+	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: seed,
 		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}
 	bar := progress.New(os.Stderr, "impute --simulate", n, "samples")
-	st, err := sim.Stats(c.Context, n, 0, bar)
+	st, err := sim.Stats(c.Context, n, 0, bar.Add)
 	bar.Done()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, policy.Setup{}, nil, err
 	}
-	return st, setup, setup.header(c.String("data"), ds, slots, metric, n, seed), nil
+	return st, setup, setup.Header(c.String("data"), ds, metric, n, seed), nil
 }

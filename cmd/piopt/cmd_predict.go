@@ -64,7 +64,7 @@ func runPredict(c *cli.Context) error {
 		return err
 	}
 	bar := progress.New(os.Stderr, "predict", int64(ds.NumDocs()), "docs")
-	sc, err := m.Score(c.Context, ds, ranker.ScoreOptions{Threads: c.Int("threads"), Progress: bar})
+	sc, err := m.Score(c.Context, ds, ranker.ScoreOptions{Threads: c.Int("threads"), Progress: bar.Add})
 	bar.Done()
 	if err != nil {
 		return err

@@ -3,9 +3,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
+	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
@@ -67,81 +69,91 @@ func parseMetrics(flag, s string) ([]eval.Kind, error) {
 }
 
 func runRank(c *cli.Context) error {
-	kinds, err := parseMetrics("metric", c.String("metric"))
+	opt, err := rankOptions(c)
 	if err != nil {
 		return err
+	}
+	models, err := rankModels(c)
+	if err != nil {
+		return err
+	}
+	ds, err := loadForModel(c, models[0])
+	if err != nil {
+		return err
+	}
+	if opt.Conventions, err = conventions(c, ds); err != nil {
+		return err
+	}
+	bar := progress.New(os.Stderr, "rank", int64(ds.NumDocs()*len(models)), "docs")
+	opt.Progress = bar.Add
+	rep, err := ranker.Evaluate(c.Context, ds, models, opt)
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	if err := writeRankFiles(c, ds, rep, models[0].Meta().Kind); err != nil {
+		return err
+	}
+	return rep.WriteTable(os.Stdout)
+}
+
+// rankOptions reads rank's flags but the conventions, which depend on the
+// data.
+func rankOptions(c *cli.Context) (ranker.EvalOptions, error) {
+	kinds, err := parseMetrics("metric", c.String("metric"))
+	if err != nil {
+		return ranker.EvalOptions{}, err
 	}
 	method, err := ranker.ParseSlateMethod(c.String("slate"))
 	if err != nil {
-		return fmt.Errorf("--slate: %w", err)
+		return ranker.EvalOptions{}, fmt.Errorf("--slate: %w", err)
 	}
 	if c.Int("slots") < 0 {
-		return fmt.Errorf("--slots must be ≥ 1, not %d", c.Int("slots"))
+		return ranker.EvalOptions{}, fmt.Errorf("--slots must be ≥ 1, not %d", c.Int("slots"))
 	}
 	if c.Int("random-samples") < 1 {
-		return fmt.Errorf("--random-samples must be ≥ 1, not %d", c.Int("random-samples"))
+		return ranker.EvalOptions{}, fmt.Errorf("--random-samples must be ≥ 1, not %d", c.Int("random-samples"))
 	}
+	return ranker.EvalOptions{
+		Slots:         c.Int("slots"),
+		Slate:         method,
+		Metrics:       kinds,
+		RandomSamples: c.Int("random-samples"),
+		Seed:          c.Uint64("seed"),
+		Threads:       c.Int("threads"),
+	}, nil
+}
+
+// rankModels loads --model and, when given, --sup-model after it.
+func rankModels(c *cli.Context) ([]*ranker.Model, error) {
 	model, err := ranker.LoadModel(c.String("model"))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	models := []*ranker.Model{model}
 	if p := c.String("sup-model"); p != "" {
 		sup, err := ranker.LoadModel(p)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if sup.Meta().Kind == features.KindPIOPT {
-			return fmt.Errorf("--sup-model %s is a PI-OPT model; give it as --model", p)
+			return nil, fmt.Errorf("--sup-model %s is a PI-OPT model; give it as --model", p)
 		}
 		models = append(models, sup)
 	}
-	ds, err := loadForModel(c, model)
-	if err != nil {
-		return err
-	}
-	conv, err := conventions(c, ds)
-	if err != nil {
-		return err
-	}
-	bar := progress.New(os.Stderr, "rank", int64(ds.NumDocs()*len(models)), "docs")
-	rep, err := ranker.Evaluate(c.Context, ds, models, ranker.EvalOptions{
-		Slots:         c.Int("slots"),
-		Slate:         method,
-		Metrics:       kinds,
-		Conventions:   conv,
-		RandomSamples: c.Int("random-samples"),
-		Seed:          c.Uint64("seed"),
-		Threads:       c.Int("threads"),
-		Progress:      bar,
-	})
-	bar.Done()
-	if err != nil {
-		return err
-	}
+	return models, nil
+}
+
+// writeRankFiles writes the files asked for: --out, the TREC run of the
+// model of the given kind; --per-query; --json, the summary.
+func writeRankFiles(c *cli.Context, ds *data.Dataset, rep *ranker.Report, kind string) error {
 	if p := c.String("out"); p != "" {
-		f, err := atomicfile.Create(p)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		if err := ranker.WriteRun(f, ds, rep.Rankings[model.Meta().Kind], "piopt"); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-		if err := f.Commit(); err != nil {
+		if err := writeAtomic(p, func(w io.Writer) error { return ranker.WriteRun(w, ds, rep.Rankings[kind], "piopt") }); err != nil {
 			return err
 		}
 	}
 	if p := c.String("per-query"); p != "" {
-		f, err := atomicfile.Create(p)
-		if err != nil {
-			return err
-		}
-		defer f.Abort()
-		if err := ranker.WritePerQuery(f, ds, rep); err != nil {
-			return fmt.Errorf("write %s: %w", p, err)
-		}
-		if err := f.Commit(); err != nil {
+		if err := writeAtomic(p, func(w io.Writer) error { return ranker.WritePerQuery(w, ds, rep) }); err != nil {
 			return err
 		}
 	}
@@ -154,5 +166,19 @@ func runRank(c *cli.Context) error {
 			return err
 		}
 	}
-	return rep.WriteTable(os.Stdout)
+	return nil
+}
+
+// writeAtomic writes the file at path with write, replacing it only once
+// write has succeeded.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
 }

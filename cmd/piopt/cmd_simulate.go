@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/atomicfile"
@@ -50,72 +47,8 @@ gets slates of m docs. Any prefix of the log is itself an i.i.d. log.
 	}
 }
 
-// loggingSetup is what simulate, impute and evaluate share: the logging
-// policy over each query's candidates, resolved from the flags.
-type loggingSetup struct {
-	Logging impute.Logging
-	RankBy  string // rank source spelling, "" for none
-	Limit   int    // --candidates; 0 keeps all docs
-	Cands   *impute.Candidates
-}
-
-// newLoggingSetup parses the policy, ranks every query's docs with the rank
-// source (when given; any spelling policy.Resolve reads, as evaluate takes)
-// and builds the candidate sets.
-func newLoggingSetup(ctx context.Context, ds *data.Dataset, logging, rankBy string, limit int) (*loggingSetup, error) {
-	lg, err := impute.ParseLogging(logging)
-	if err != nil {
-		return nil, fmt.Errorf("--logging: %w", err)
-	}
-	if limit < 0 {
-		return nil, fmt.Errorf("--candidates %d: must be ≥ 0", limit)
-	}
-	if lg.NeedsRanks() && rankBy == "" {
-		return nil, fmt.Errorf("--logging %s ranks documents: give --rank-by feature:K or model:PATH", lg)
-	}
-	cands, src, err := policy.Candidates(ctx, ds, rankBy, limit, policy.Options{})
-	if err != nil {
-		if src == nil && rankBy != "" {
-			return nil, fmt.Errorf("--rank-by: %w", err)
-		}
-		return nil, err
-	}
-	if src != nil {
-		rankBy = src.String()
-	}
-	return &loggingSetup{Logging: lg, RankBy: rankBy, Limit: limit, Cands: cands}, nil
-}
-
-// header returns the key=value fields that describe a simulated log (and
-// the targets made from it): the same fields whether the log is written or
-// fused into impute, so both give the same bytes.
-func (s *loggingSetup) header(dataPath string, ds *data.Dataset, slots int, m eval.Metric, samples int64, seed uint64) data.Header {
-	h := data.Header{
-		"slots":            strconv.Itoa(slots),
-		"metric":           m.Name(),
-		"logging":          s.Logging.String(),
-		"samples":          strconv.FormatInt(samples, 10),
-		"seed":             strconv.FormatUint(seed, 10),
-		"data":             filepath.Base(dataPath),
-		"queries":          strconv.Itoa(ds.NumQueries()),
-		"docs":             strconv.Itoa(ds.NumDocs()),
-		"discount":         m.Discount.String(),
-		"empty-query-ndcg": "0",
-		"err-maxrel":       strconv.Itoa(m.MaxRel),
-	}
-	if m.EmptyOne {
-		h["empty-query-ndcg"] = "1"
-	}
-	if s.RankBy != "" {
-		h["rank-by"] = s.RankBy
-	}
-	if s.Limit > 0 {
-		h["candidates"] = strconv.Itoa(s.Limit)
-	}
-	return h
-}
-
-// simulationFlags reads what simulate and impute --simulate share.
+// simulationMetric reads the reward metric of a simulation (simulate,
+// impute --simulate, evaluate-sweep) at cut-off slots.
 func simulationMetric(c *cli.Context, ds *data.Dataset, slots int) (eval.Metric, error) {
 	kind, err := eval.ParseKind(c.String("metric"))
 	if err != nil {
@@ -128,18 +61,12 @@ func simulationMetric(c *cli.Context, ds *data.Dataset, slots int) (eval.Metric,
 	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, nil
 }
 
-func checkSlots(slots int) error {
-	if slots < 1 || slots > impute.MaxSlots {
-		return fmt.Errorf("--slots %d: must be in 1..%d", slots, impute.MaxSlots)
-	}
-	return nil
-}
-
 func runSimulate(c *cli.Context) error {
-	slots, n := c.Int("slots"), c.Int64("samples")
-	if err := checkSlots(slots); err != nil {
+	setup, err := policy.ParseSetup(setupFlags(c))
+	if err != nil {
 		return err
 	}
+	slots, n := setup.Slots, c.Int64("samples")
 	if n < 1 {
 		return fmt.Errorf("--samples %d: must be ≥ 1", n)
 	}
@@ -147,7 +74,7 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	setup, err := newLoggingSetup(c.Context, ds, c.String("logging"), c.String("rank-by"), c.Int("candidates"))
+	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
 	if err != nil {
 		return err
 	}
@@ -156,7 +83,6 @@ func runSimulate(c *cli.Context) error {
 		return err
 	}
 	seed := c.Uint64("seed")
-	cands := setup.Cands
 	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: slots, Seed: seed,
 		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}
 
@@ -166,7 +92,7 @@ func runSimulate(c *cli.Context) error {
 		return err
 	}
 	defer f.Abort()
-	lw, err := data.NewLogWriter(f, setup.header(c.String("data"), ds, slots, metric, n, seed))
+	lw, err := data.NewLogWriter(f, setup.Header(c.String("data"), ds, metric, n, seed))
 	if err != nil {
 		return err
 	}

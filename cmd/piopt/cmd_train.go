@@ -2,14 +2,11 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
-	"runtime/debug"
-	"time"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/internal/training"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -59,112 +56,66 @@ training and validation loss, ETA) shows on a terminal.`,
 }
 
 func runTrain(c *cli.Context) error {
-	p, err := trainParams(c)
+	cfg, err := trainConfig(c)
 	if err != nil {
 		return err
+	}
+	res, err := training.Run(c.Context, cfg)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(os.Stderr, res)
+	return nil
+}
+
+// trainConfig reads train's flags and checks that they fit together.
+func trainConfig(c *cli.Context) (training.Config, error) {
+	p, err := trainParams(c)
+	if err != nil {
+		return training.Config{}, err
 	}
 	p.Objective = c.String("objective")
 	p.EvalMetric = c.String("eval-metric")
 	if err := p.Validate(); err != nil {
-		return err
+		return training.Config{}, err
 	}
 	sup, rank := c.Bool("sup"), p.Objective == trainer.ObjectiveRankNDCG
 	pi := !sup && !rank
 	supTarget, err := features.ParseSupTarget(c.String("sup-target"))
 	if err != nil {
-		return fmt.Errorf("--sup-target: %w", err)
+		return training.Config{}, fmt.Errorf("--sup-target: %w", err)
 	}
 	validData := c.String("valid-data")
 	switch {
 	case sup && rank:
-		return fmt.Errorf("--sup trains a regression: drop --objective %s", p.Objective)
+		return training.Config{}, fmt.Errorf("--sup trains a regression: drop --objective %s", p.Objective)
 	case !pi && (c.IsSet("targets") || c.IsSet("valid-targets")):
-		return fmt.Errorf("--targets and --valid-targets are for PI-OPT, not %s", map[bool]string{true: "SUP", false: "LambdaMART"}[sup])
+		return training.Config{}, fmt.Errorf("--targets and --valid-targets are for PI-OPT, not %s", map[bool]string{true: "SUP", false: "LambdaMART"}[sup])
 	case pi && c.String("targets") == "":
-		return fmt.Errorf("PI-OPT needs --targets (or give --sup, or --objective rank:ndcg)")
+		return training.Config{}, fmt.Errorf("PI-OPT needs --targets (or give --sup, or --objective rank:ndcg)")
 	case pi && (validData == "") != (c.String("valid-targets") == ""):
-		return fmt.Errorf("PI-OPT validation needs both --valid-data and --valid-targets")
+		return training.Config{}, fmt.Errorf("PI-OPT validation needs both --valid-data and --valid-targets")
 	case c.IsSet("sup-target") && !sup:
-		return fmt.Errorf("--sup-target needs --sup")
+		return training.Config{}, fmt.Errorf("--sup-target needs --sup")
 	case p.EarlyStopping > 0 && validData == "":
-		return fmt.Errorf("--early-stopping needs --valid-data")
+		return training.Config{}, fmt.Errorf("--early-stopping needs --valid-data")
 	}
-
-	var reading, building time.Duration // piopt's own work before XGBoost
-	matrix := func(flag, targetsFlag string) (*features.Matrix, error) {
-		start := time.Now()
-		ds, err := loadData(c, flag)
-		if err != nil {
-			return nil, err
-		}
-		var t *data.Targets
-		if pi {
-			if t, err = data.ReadTargets(c.String(targetsFlag), ds); err != nil {
-				return nil, err
-			}
-		}
-		reading += time.Since(start)
-		start = time.Now()
-		defer func() { building += time.Since(start) }()
-		switch {
-		case sup:
-			return features.SUP(ds, supTarget)
-		case rank:
-			return features.LambdaMART(ds)
-		}
-		return features.PIOPT(ds, t)
+	kind := features.KindPIOPT
+	if sup {
+		kind = features.KindSUP
+	} else if rank {
+		kind = features.KindLambdaMART
 	}
-	train, err := matrix("data", "targets")
-	if err != nil {
-		return err
-	}
-	var valid *features.Matrix
-	if validData != "" {
-		if valid, err = matrix("valid-data", "valid-targets"); err != nil {
-			return err
-		}
-		if pi && valid.Meta.Slots != train.Meta.Slots {
-			return fmt.Errorf("--valid-targets are for %d slots, --targets for %d", valid.Meta.Slots, train.Meta.Slots)
-		}
-	}
-	// The datasets and targets are garbage now (the matrices copied what
-	// they need; a SUP matrix shares its dataset's features): hand their
-	// memory back before XGBoost makes its own copy of the matrix, which
-	// is when the process peaks.
-	debug.FreeOSMemory()
-
-	// Only these survive: trainer.Train lets the rows go once XGBoost has
-	// its copy, as long as nothing here refers to the matrices afterwards.
-	rows, cols, hasValid := train.Rows, train.Cols, valid != nil
-	bar := progress.New(os.Stderr, "train", int64(p.Trees), "rounds")
-	model, err := trainer.Train(c.Context, train, valid, p, func(r trainer.Round) {
-		s := fmt.Sprintf("train %s %.5g", r.Metric, r.Train)
-		if !math.IsNaN(r.Valid) {
-			s += fmt.Sprintf(", valid %.5g (best %.5g @%d)", r.Valid, r.BestValid, r.Best+1)
-		}
-		bar.Status(s)
-		bar.Add(1)
-	})
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	defer model.Close()
-	out := c.String("out")
-	if err := model.Save(out); err != nil {
-		return err
-	}
-	summary := fmt.Sprintf("train: %s model on %d×%d rows, %d rounds", model.Meta.Kind, rows, cols, model.Trained)
-	if hasValid {
-		summary += fmt.Sprintf(", best %d (valid %s %.6g)", model.BestIteration+1, model.Metric, model.BestScore)
-		if model.Rounds < model.Trained {
-			summary += fmt.Sprintf(", kept %d", model.Rounds)
-		}
-	}
-	last := model.History[len(model.History)-1]
-	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	summary += fmt.Sprintf(", train %s %.6g; reading %s, features %s, XGBoost matrices %s, boosting %s → %s",
-		model.Metric, last.Train, ms(reading), ms(building), ms(model.Timing.Matrix), ms(model.Timing.Boost), out)
-	fmt.Fprintln(os.Stderr, summary)
-	return nil
+	return training.Config{
+		Kind:         kind,
+		SupTarget:    supTarget,
+		Data:         c.String("data"),
+		Targets:      c.String("targets"),
+		ValidData:    validData,
+		ValidTargets: c.String("valid-targets"),
+		Params:       p,
+		Out:          c.String("out"),
+		Load:         func(path string) (*data.Dataset, error) { return loadFile(c, path) },
+		Progress:     os.Stderr,
+	}, nil
 }

@@ -15,7 +15,6 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/trainer"
-	"github.com/urfave/cli/v2"
 )
 
 // trainFixture writes a LETOR file of 40 queries (3..30 docs, 5 features,
@@ -158,71 +157,5 @@ func TestTrainCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(o); !os.IsNotExist(err) {
 		t.Fatal("a failed run left a model file")
-	}
-}
-
-// --preset sets the base values; flags given explicitly override them.
-func TestTrainParams(t *testing.T) {
-	var got trainer.Params
-	app := &cli.App{Flags: trainFlags(), Action: func(c *cli.Context) (err error) {
-		got, err = trainParams(c)
-		return err
-	}}
-	for _, c := range []struct {
-		args []string
-		want func() trainer.Params
-	}{
-		{nil, trainer.Defaults},
-		{[]string{"--preset", "paper"}, func() trainer.Params { p, _ := trainer.Preset("paper"); return p }},
-		{[]string{"--preset", "paper", "--trees", "5", "--seed", "9", "--threads", "1", "--early-stopping", "4"}, func() trainer.Params {
-			p, _ := trainer.Preset("paper")
-			p.Trees, p.Seed, p.Threads, p.EarlyStopping = 5, 9, 1, 4
-			return p
-		}},
-		{[]string{"--learning-rate", "0.05", "--subsample", "0.8", "--max-bin", "64", "--min-child-weight", "0.5", "--lambda", "2", "--leaves", "31"}, func() trainer.Params {
-			p := trainer.Defaults()
-			p.LearningRate, p.Subsample, p.MaxBin, p.MinChildWeight, p.Lambda, p.Leaves = 0.05, 0.8, 64, 0.5, 2, 31
-			return p
-		}},
-	} {
-		if err := app.Run(append([]string{"x"}, c.args...)); err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
-		if got != c.want() {
-			t.Errorf("%v: params %+v, want %+v", c.args, got, c.want())
-		}
-	}
-	for _, bad := range [][]string{{"--subsample", "0"}, {"--max-bin", "1"}, {"--seed", "18446744073709551615"}, {"--trees", "0"}} {
-		if err := app.Run(append([]string{"x"}, bad...)); err == nil {
-			t.Errorf("%v accepted", bad)
-		}
-	}
-}
-
-// experiment stops early after 50 rounds unless told otherwise or running
-// the paper's preset.
-func TestExperimentParams(t *testing.T) {
-	var got trainer.Params
-	app := &cli.App{Flags: trainFlags(), Action: func(c *cli.Context) (err error) {
-		got, err = experimentParams(c)
-		return err
-	}}
-	paper, _ := trainer.Preset("paper")
-	for _, c := range []struct {
-		args []string
-		want int
-	}{
-		{nil, DefaultExperimentEarlyStopping},
-		{[]string{"--early-stopping", "0"}, 0},
-		{[]string{"--early-stopping", "7"}, 7},
-		{[]string{"--preset", "paper"}, paper.EarlyStopping},
-		{[]string{"--preset", "paper", "--early-stopping", "9"}, 9},
-	} {
-		if err := app.Run(append([]string{"x"}, c.args...)); err != nil {
-			t.Fatalf("%v: %v", c.args, err)
-		}
-		if got.EarlyStopping != c.want {
-			t.Errorf("%v: early stopping %d, want %d", c.args, got.EarlyStopping, c.want)
-		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"
 )
@@ -92,4 +93,15 @@ func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) 
 		}
 	}
 	return eval.Conventions{Discount: d, EmptyOne: e == 1, MaxRel: mr}, nil
+}
+
+// setupFlags reads the logging-setup flags (--slots, --logging, --rank-by,
+// --candidates, --metric) that a command defines.
+func setupFlags(c *cli.Context) policy.Flags {
+	return policy.Flags{
+		Slots: c.Int("slots"), Logging: c.String("logging"), RankBy: c.String("rank-by"),
+		Candidates: c.Int("candidates"), Metric: c.String("metric"),
+		SlotsSet: c.IsSet("slots"), LoggingSet: c.IsSet("logging"), RankBySet: c.IsSet("rank-by"),
+		CandidatesSet: c.IsSet("candidates"), MetricSet: c.IsSet("metric"),
+	}
 }

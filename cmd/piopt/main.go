@@ -1,8 +1,3 @@
-// Command piopt learns rankings from logged slates that carry one page-level
-// reward each, with the pseudoinverse estimator of Swaminathan et al. (NIPS
-// 2017), and evaluates ranking policies off-policy from such logs.
-//
-// Run `piopt --help` for the commands, or `piopt COMMAND --help` for one.
 package main
 
 import (

@@ -1,6 +1,3 @@
-// Package atomicfile writes output files so that a reader never sees a
-// half-written one: data goes to a temporary file in the destination's
-// folder, which is synced and renamed over the destination on Commit.
 package atomicfile
 
 import (

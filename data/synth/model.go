@@ -134,7 +134,10 @@ func logNormal(r *rand.Rand, mu, sigma float64) float64 {
 
 // genQuery generates query number q (0-based; qid q+1) from its own random
 // stream, so queries can be generated in any order, in parallel, with the
-// same result.
+// same result. The helpers below draw from that stream in a fixed order —
+// query level, then per document: latents, noise, stream matches, stream
+// lengths, term frequencies, document features — which must not change, or
+// every generated dataset would.
 func genQuery(seed uint64, q int, gr *grading, qd *queryData) {
 	r := rand.New(rand.NewPCG(seed, uint64(q)))
 	m := numDocs(r)
@@ -145,10 +148,46 @@ func genQuery(seed uint64, q int, gr *grading, qd *queryData) {
 	qd.value = qd.value[:0]
 	qd.feat = qd.feat[:0]
 
-	// Query level: term idfs per stream and how rich in relevant pages the
-	// query is; a navigational query has one target page.
-	var idf [numStreams][5]float64
-	var idfSum [numStreams]float64
+	var ql queryLevel
+	ql.draw(r, m, nt)
+	row := make([]float64, NumFeatures)
+	for d := range m {
+		site, l := ql.drawLatent(r, d)
+		u := relevance(l, 0.75*r.NormFloat64())
+		qd.score = append(qd.score, relevance(l, 0))
+		qd.value = append(qd.value, u+gr.shift*ql.rho)
+		qd.labels = append(qd.labels, gr.grade(u+gr.shift*ql.rho))
+
+		match := drawMatch(r, l, d == ql.nav)
+		length := drawLengths(r, l)
+		tf := ql.drawTermFreqs(r, l, &match, &length)
+		length[whole] = length[body] + length[anchor] + length[title] + length[url]
+
+		for s := range numStreams {
+			streamFeatures(row, s, tf[s][:nt], ql.idf[s][:nt], ql.idfSum[s], length[s])
+		}
+		docFeatures(row[125:], r, l, u)
+		row[130] = ql.siteRank[site]
+		qd.feat = append(qd.feat, row...)
+	}
+}
+
+// queryLevel is what a query's documents share: term idfs per stream, how
+// rich in relevant pages the query is (ρ), its navigational target page
+// (−1: none) and its sites.
+type queryLevel struct {
+	nt       int
+	idf      [numStreams][5]float64
+	idfSum   [numStreams]float64
+	rho      float64
+	nav      int
+	siteAuth []float64
+	siteRank []float64
+}
+
+// draw draws the query level of a query of m documents and nt terms.
+func (ql *queryLevel) draw(r *rand.Rand, m, nt int) {
+	ql.nt = nt
 	for t := range nt {
 		b := 0.4 + 1.3*r.ExpFloat64() + 0.8*r.Float64()
 		for s := range numStreams {
@@ -156,101 +195,101 @@ func genQuery(seed uint64, q int, gr *grading, qd *queryData) {
 			if idfOffset[s] > 0 {
 				v += 0.7 * r.NormFloat64()
 			}
-			idf[s][t] = math.Max(v, 0.1)
-			idfSum[s] += idf[s][t]
+			ql.idf[s][t] = math.Max(v, 0.1)
+			ql.idfSum[s] += ql.idf[s][t]
 		}
 	}
-	rho := r.NormFloat64()
-	nav := -1
+	ql.rho = r.NormFloat64()
+	ql.nav = -1
 	if r.Float64() < 0.15 {
-		nav = r.IntN(m)
+		ql.nav = r.IntN(m)
 	}
 	// Documents of one query often share a site: a few sites per query.
 	nsites := 1 + r.IntN(max(1, m/8))
-	siteAuth := make([]float64, nsites)
-	siteRank := make([]float64, nsites)
-	for i := range siteAuth {
-		siteAuth[i] = r.NormFloat64()
-		siteRank[i] = math.Round(logNormal(r, 10-0.7*siteAuth[i], 1.2))
+	ql.siteAuth = make([]float64, nsites)
+	ql.siteRank = make([]float64, nsites)
+	for i := range ql.siteAuth {
+		ql.siteAuth[i] = r.NormFloat64()
+		ql.siteRank[i] = math.Round(logNormal(r, 10-0.7*ql.siteAuth[i], 1.2))
 	}
+}
 
-	var tf [numStreams][5]float64
+// drawLatent draws document d's site and hidden properties.
+func (ql *queryLevel) drawLatent(r *rand.Rand, d int) (int, docLatent) {
+	site := r.IntN(len(ql.siteAuth))
+	var l docLatent
+	l.topic = r.NormFloat64()
+	l.depth = r.NormFloat64()
+	l.authority = 0.6*ql.siteAuth[site] + 0.8*r.NormFloat64()
+	l.quality = 0.3*l.authority + 0.95*r.NormFloat64()
+	l.spam = r.Float64() < 0.04
+	if d == ql.nav {
+		l.topic += 2.5
+		l.authority += 2
+	}
+	return site, l
+}
+
+// drawMatch draws how strongly each stream of a document matches the query.
+func drawMatch(r *rand.Rand, l docLatent, nav bool) [numStreams]float64 {
+	var match [numStreams]float64
+	match[body] = 0.75*l.topic + 0.55*l.depth + 0.7*r.NormFloat64()
+	match[title] = 0.65*l.topic + 0.6*l.depth + 0.9*r.NormFloat64()
+	match[anchor] = 0.5*l.topic + 0.8*l.authority + 0.9*r.NormFloat64()
+	match[url] = 0.45*l.topic + 0.5*l.authority + 1.0*r.NormFloat64()
+	if nav {
+		match[url] += 2
+		match[title] += 1.5
+	}
+	return match
+}
+
+// drawLengths draws a document's stream lengths; the whole document's is
+// left for the caller to sum.
+func drawLengths(r *rand.Rand, l docLatent) [numStreams]float64 {
 	var length [numStreams]float64
-	row := make([]float64, NumFeatures)
-	for d := range m {
-		site := r.IntN(nsites)
-		var l docLatent
-		l.topic = r.NormFloat64()
-		l.depth = r.NormFloat64()
-		l.authority = 0.6*siteAuth[site] + 0.8*r.NormFloat64()
-		l.quality = 0.3*l.authority + 0.95*r.NormFloat64()
-		l.spam = r.Float64() < 0.04
-		if d == nav {
-			l.topic += 2.5
-			l.authority += 2
-		}
-		u := relevance(l, 0.75*r.NormFloat64())
-		qd.score = append(qd.score, relevance(l, 0))
-		qd.value = append(qd.value, u+gr.shift*rho)
-		qd.labels = append(qd.labels, gr.grade(u+gr.shift*rho))
-
-		// How strongly each stream matches the query.
-		var match [numStreams]float64
-		match[body] = 0.75*l.topic + 0.55*l.depth + 0.7*r.NormFloat64()
-		match[title] = 0.65*l.topic + 0.6*l.depth + 0.9*r.NormFloat64()
-		match[anchor] = 0.5*l.topic + 0.8*l.authority + 0.9*r.NormFloat64()
-		match[url] = 0.45*l.topic + 0.5*l.authority + 1.0*r.NormFloat64()
-		if d == nav {
-			match[url] += 2
-			match[title] += 1.5
-		}
-
-		// Stream lengths.
-		length[body] = math.Round(20 + logNormal(r, 6.2, 1.0))
-		length[anchor] = 0
-		if r.Float64() < sigmoid(0.6+0.9*l.authority) {
-			length[anchor] = math.Round(1 + logNormal(r, 3+0.6*l.authority, 1.2))
-		}
-		length[title] = 0
-		if r.Float64() > 0.03 {
-			length[title] = float64(1 + poisson(r, 6))
-		}
-		length[url] = float64(3 + poisson(r, 5))
-
-		// Term frequencies per stream and term.
-		for t := range nt {
-			mt := r.NormFloat64() * 0.6
-			rate := length[body] * 0.004 * math.Exp(0.9*(match[body]+mt)+0.3-0.15*idf[body][t])
-			if l.spam {
-				rate *= 8
-			}
-			tf[body][t] = float64(poisson(r, rate))
-			tf[anchor][t] = 0
-			if length[anchor] > 0 {
-				tf[anchor][t] = float64(min(int(length[anchor]), poisson(r, length[anchor]*0.05*math.Exp(match[anchor]+mt))))
-			}
-			tf[title][t] = 0
-			if length[title] > 0 && r.Float64() < sigmoid(-0.3+1.6*(match[title]+mt)) {
-				tf[title][t] = 1
-				if r.Float64() < 0.1 {
-					tf[title][t] = 2
-				}
-			}
-			tf[url][t] = 0
-			if r.Float64() < sigmoid(-1.2+1.5*(match[url]+mt)) {
-				tf[url][t] = 1
-			}
-			tf[whole][t] = tf[body][t] + tf[anchor][t] + tf[title][t] + tf[url][t]
-		}
-		length[whole] = length[body] + length[anchor] + length[title] + length[url]
-
-		for s := range numStreams {
-			streamFeatures(row, s, tf[s][:nt], idf[s][:nt], idfSum[s], length[s])
-		}
-		docFeatures(row[125:], r, l, u)
-		row[130] = siteRank[site]
-		qd.feat = append(qd.feat, row...)
+	length[body] = math.Round(20 + logNormal(r, 6.2, 1.0))
+	length[anchor] = 0
+	if r.Float64() < sigmoid(0.6+0.9*l.authority) {
+		length[anchor] = math.Round(1 + logNormal(r, 3+0.6*l.authority, 1.2))
 	}
+	length[title] = 0
+	if r.Float64() > 0.03 {
+		length[title] = float64(1 + poisson(r, 6))
+	}
+	length[url] = float64(3 + poisson(r, 5))
+	return length
+}
+
+// drawTermFreqs draws a document's frequency of every query term in every
+// stream.
+func (ql *queryLevel) drawTermFreqs(r *rand.Rand, l docLatent, match, length *[numStreams]float64) [numStreams][5]float64 {
+	var tf [numStreams][5]float64
+	for t := range ql.nt {
+		mt := r.NormFloat64() * 0.6
+		rate := length[body] * 0.004 * math.Exp(0.9*(match[body]+mt)+0.3-0.15*ql.idf[body][t])
+		if l.spam {
+			rate *= 8
+		}
+		tf[body][t] = float64(poisson(r, rate))
+		tf[anchor][t] = 0
+		if length[anchor] > 0 {
+			tf[anchor][t] = float64(min(int(length[anchor]), poisson(r, length[anchor]*0.05*math.Exp(match[anchor]+mt))))
+		}
+		tf[title][t] = 0
+		if length[title] > 0 && r.Float64() < sigmoid(-0.3+1.6*(match[title]+mt)) {
+			tf[title][t] = 1
+			if r.Float64() < 0.1 {
+				tf[title][t] = 2
+			}
+		}
+		tf[url][t] = 0
+		if r.Float64() < sigmoid(-1.2+1.5*(match[url]+mt)) {
+			tf[url][t] = 1
+		}
+		tf[whole][t] = tf[body][t] + tf[anchor][t] + tf[title][t] + tf[url][t]
+	}
+	return tf
 }
 
 // streamFeatures fills the 25 features of stream s (feature 5g+s+1 of group

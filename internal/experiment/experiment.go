@@ -1,14 +1,3 @@
-// Package experiment runs the paper's off-policy optimisation experiment
-// (Swaminathan et al. 2017, Sec. 4.2, Table 1) over LETOR folds: for every
-// fold and metric, simulate uniformly logged slates on the training fold and
-// impute PI targets, train PI-OPT on them, train SUP on the training labels
-// (once per fold), optionally a LambdaMART anchor, and score the test fold's
-// slates of every model against uniformly random slates.
-//
-// Every stage writes its result (targets, models, fold results) atomically
-// under the output folder, named by a hash of everything it depends on, so
-// re-running with the same settings reuses finished stages and an interrupted
-// run resumes where it stopped.
 package experiment
 
 import (
@@ -31,16 +20,17 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 )
 
-// Policy names in results, as in the paper's Table 1.
+// Policy names in results, as in the paper's Table 1; uniformly random
+// slates are ranker.PolicyRandom.
 const (
 	PIOPT      = "pi-opt"
 	SUP        = "sup"
-	Random     = "random"
 	LambdaMART = "lambdamart"
 )
 
@@ -228,7 +218,7 @@ type runner struct {
 }
 
 func (r *runner) policies() []string {
-	p := []string{PIOPT, SUP, Random}
+	p := []string{PIOPT, SUP, ranker.PolicyRandom}
 	if r.cfg.LambdaMART {
 		p = append(p, LambdaMART)
 	}
@@ -341,17 +331,30 @@ func exists(path string) bool {
 	return err == nil
 }
 
+// foldRun is one fold's run in progress: its folder, the cache-key parts
+// of its files, its training data, and the models trained so far with
+// their policy names.
+type foldRun struct {
+	f                                Fold
+	dir                              string
+	trainID, valiID, testID, readKey string
+	train, vali                      *data.Dataset
+	res                              *FoldResult
+	models                           []*ranker.Model
+	names                            []string
+}
+
 func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	c := r.cfg
-	dir := filepath.Join(c.Out, fmt.Sprintf("fold%d", f.Number))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	fr := &foldRun{f: f, dir: filepath.Join(c.Out, fmt.Sprintf("fold%d", f.Number))}
+	if err := os.MkdirAll(fr.dir, 0o755); err != nil {
 		return nil, err
 	}
-	trainID, valiID, testID := fileID(f.Train), fileID(f.Vali), fileID(f.Test)
-	readKey := r.readKey()
-	resultKey := key("result", trainID, valiID, testID, readKey, c.Slots, c.Samples, c.Seed, c.Logging,
+	fr.trainID, fr.valiID, fr.testID = fileID(f.Train), fileID(f.Vali), fileID(f.Test)
+	fr.readKey = r.readKey()
+	resultKey := key("result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics)
-	resultPath := filepath.Join(dir, "result-"+resultKey+".json")
+	resultPath := filepath.Join(fr.dir, "result-"+resultKey+".json")
 	if b, err := os.ReadFile(resultPath); err == nil {
 		var res FoldResult
 		if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
@@ -359,136 +362,174 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 			return &res, nil
 		}
 	}
-	res := &FoldResult{Fold: f.Number, Values: map[string]map[string]float64{}, Stderr: map[string]float64{},
+	fr.res = &FoldResult{Fold: f.Number, Values: map[string]map[string]float64{}, Stderr: map[string]float64{},
 		Seconds: map[string]float64{}}
 
 	r.keepOnly(f.Train, f.Vali, f.Test)
-	train, err := r.load(ctx, f.Train)
+	var err error
+	if fr.train, err = r.load(ctx, f.Train); err != nil {
+		return nil, err
+	}
+	if fr.vali, err = r.load(ctx, f.Vali); err != nil {
+		return nil, err
+	}
+	if err := r.trainSUP(ctx, fr); err != nil {
+		return nil, err
+	}
+	if c.LambdaMART {
+		if err := r.trainLambdaMART(ctx, fr); err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range c.Metrics {
+		if err := r.trainPIOPT(ctx, fr, k); err != nil {
+			return nil, err
+		}
+	}
+	if err := r.scoreTest(ctx, fr); err != nil {
+		return nil, err
+	}
+	r.logf("fold %d: %s", f.Number, foldLine(fr.res, r.cfg))
+	b, err := json.MarshalIndent(fr.res, "", "  ")
 	if err != nil {
 		return nil, err
 	}
-	vali, err := r.load(ctx, f.Vali)
-	if err != nil {
+	if err := atomicfile.WriteFile(resultPath, append(b, '\n')); err != nil {
 		return nil, err
 	}
+	return fr.res, nil
+}
 
-	// SUP, once per fold.
-	supPath := filepath.Join(dir, "sup-"+key("sup", trainID, valiID, readKey, c.Params, c.SupTarget)+".model")
-	sup, err := r.trainStage(ctx, res, f, "sup", supPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
-		tm, err := features.SUP(train, c.SupTarget)
+// trainSUP trains SUP (once per fold) on the training labels.
+func (r *runner) trainSUP(ctx context.Context, fr *foldRun) error {
+	c := r.cfg
+	supPath := filepath.Join(fr.dir, "sup-"+key("sup", fr.trainID, fr.valiID, fr.readKey, c.Params, c.SupTarget)+".model")
+	sup, err := r.trainStage(ctx, fr.res, fr.f, "sup", supPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+		tm, err := features.SUP(fr.train, c.SupTarget)
 		if err != nil {
 			return nil, nil, c.Params, err
 		}
 		var vm *features.Matrix
 		if c.Params.EarlyStopping > 0 {
-			if vm, err = features.SUP(vali, c.SupTarget); err != nil {
+			if vm, err = features.SUP(fr.vali, c.SupTarget); err != nil {
 				return nil, nil, c.Params, err
 			}
 		}
 		return tm, vm, c.Params, nil
 	})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	models := []*ranker.Model{sup}
-	names := []string{SUP}
+	fr.models, fr.names = append(fr.models, sup), append(fr.names, SUP)
+	return nil
+}
 
-	if c.LambdaMART {
-		p := c.Params
-		p.Objective = trainer.ObjectiveRankNDCG
-		p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
-		lmPath := filepath.Join(dir, "lambdamart-"+key("lambdamart", trainID, valiID, readKey, p)+".model")
-		lm, err := r.trainStage(ctx, res, f, "lambdamart", lmPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
-			tm, err := features.LambdaMART(train)
-			if err != nil {
+// trainLambdaMART trains the LambdaMART anchor (XGBoost rank:ndcg on the
+// labels).
+func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
+	c := r.cfg
+	p := c.Params
+	p.Objective = trainer.ObjectiveRankNDCG
+	p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
+	lmPath := filepath.Join(fr.dir, "lambdamart-"+key("lambdamart", fr.trainID, fr.valiID, fr.readKey, p)+".model")
+	lm, err := r.trainStage(ctx, fr.res, fr.f, "lambdamart", lmPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+		tm, err := features.LambdaMART(fr.train)
+		if err != nil {
+			return nil, nil, p, err
+		}
+		var vm *features.Matrix
+		if p.EarlyStopping > 0 {
+			if vm, err = features.LambdaMART(fr.vali); err != nil {
 				return nil, nil, p, err
 			}
-			var vm *features.Matrix
-			if p.EarlyStopping > 0 {
-				if vm, err = features.LambdaMART(vali); err != nil {
-					return nil, nil, p, err
-				}
-			}
-			return tm, vm, p, nil
-		})
-		if err != nil {
-			return nil, err
 		}
-		models = append(models, lm)
-		names = append(names, LambdaMART)
+		return tm, vm, p, nil
+	})
+	if err != nil {
+		return err
 	}
+	fr.models, fr.names = append(fr.models, lm), append(fr.names, LambdaMART)
+	return nil
+}
 
-	for _, k := range c.Metrics {
-		m := r.metric(k)
-		tKey := key("targets", trainID, readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample)
-		tPath := filepath.Join(dir, fmt.Sprintf("targets-%s-%s.tsv", k, tKey))
-		tg, err := r.targets(ctx, res, f, train, tPath, m, c.Samples, c.Seed)
+// trainPIOPT imputes PI targets from a simulated log rewarded by metric k
+// (and, with early stopping, validation targets) and trains PI-OPT on them.
+func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error {
+	c := r.cfg
+	m := r.metric(k)
+	tKey := key("targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample)
+	tPath := filepath.Join(fr.dir, fmt.Sprintf("targets-%s-%s.tsv", k, tKey))
+	tg, err := r.targets(ctx, fr.res, fr.f, fr.train, tPath, m, c.Samples, c.Seed)
+	if err != nil {
+		return err
+	}
+	var vg *data.Targets
+	vKey := ""
+	if c.Params.EarlyStopping > 0 {
+		vn := c.ValidSamples
+		if vn == 0 {
+			vn = max(1, c.Samples*int64(fr.vali.NumQueries())/int64(fr.train.NumQueries()))
+		}
+		// A different seed keeps the validation log independent of the
+		// training log (the folds share no queries anyway).
+		vKey = key("targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed+1, c.Logging, c.PerSample)
+		vPath := filepath.Join(fr.dir, fmt.Sprintf("valid-targets-%s-%s.tsv", k, vKey))
+		if vg, err = r.targets(ctx, fr.res, fr.f, fr.vali, vPath, m, vn, c.Seed+1); err != nil {
+			return err
+		}
+	}
+	piPath := filepath.Join(fr.dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, c.Params)))
+	pi, err := r.trainStage(ctx, fr.res, fr.f, "pi-opt "+k.String(), piPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
+		tm, err := features.PIOPT(fr.train, tg)
 		if err != nil {
-			return nil, err
+			return nil, nil, c.Params, err
 		}
-		var vg *data.Targets
-		vKey := ""
-		if c.Params.EarlyStopping > 0 {
-			vn := c.ValidSamples
-			if vn == 0 {
-				vn = max(1, c.Samples*int64(vali.NumQueries())/int64(train.NumQueries()))
-			}
-			// A different seed keeps the validation log independent of the
-			// training log (the folds share no queries anyway).
-			vKey = key("targets", valiID, readKey, c.Slots, m, vn, c.Seed+1, c.Logging, c.PerSample)
-			vPath := filepath.Join(dir, fmt.Sprintf("valid-targets-%s-%s.tsv", k, vKey))
-			if vg, err = r.targets(ctx, res, f, vali, vPath, m, vn, c.Seed+1); err != nil {
-				return nil, err
-			}
-		}
-		piPath := filepath.Join(dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, c.Params)))
-		pi, err := r.trainStage(ctx, res, f, "pi-opt "+k.String(), piPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
-			tm, err := features.PIOPT(train, tg)
-			if err != nil {
+		var vm *features.Matrix
+		if vg != nil {
+			if vm, err = features.PIOPT(fr.vali, vg); err != nil {
 				return nil, nil, c.Params, err
 			}
-			var vm *features.Matrix
-			if vg != nil {
-				if vm, err = features.PIOPT(vali, vg); err != nil {
-					return nil, nil, c.Params, err
-				}
-			}
-			return tm, vm, c.Params, nil
-		})
-		if err != nil {
-			return nil, err
 		}
-		models = append(models, pi)
-		names = append(names, PIOPT+"-"+k.String())
-	}
-
-	// Rank the test fold with every model at once.
-	test, err := r.load(ctx, f.Test)
+		return tm, vm, c.Params, nil
+	})
 	if err != nil {
-		return nil, err
+		return err
+	}
+	fr.models, fr.names = append(fr.models, pi), append(fr.names, PIOPT+"-"+k.String())
+	return nil
+}
+
+// scoreTest ranks the test fold with every model at once and records each
+// metric's means: PI-OPT (the model trained for that metric), SUP, random
+// and LambdaMART, and the PI-OPT models of the other metrics for reference.
+func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
+	c := r.cfg
+	test, err := r.load(ctx, fr.f.Test)
+	if err != nil {
+		return err
 	}
 	start := time.Now()
-	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: rank test", f.Number), 0, "docs")
-	rep, err := ranker.Evaluate(ctx, test, models, ranker.EvalOptions{
+	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: rank test", fr.f.Number), 0, "docs")
+	rep, err := ranker.Evaluate(ctx, test, fr.models, ranker.EvalOptions{
 		Slots: c.Slots, Slate: c.Slate, Metrics: c.Metrics, Conventions: c.Conventions,
-		RandomSamples: c.RandomSamples, Seed: c.Seed, Names: names, Progress: bar,
+		RandomSamples: c.RandomSamples, Seed: c.Seed, Names: fr.names, Progress: bar.Add,
 	})
 	bar.Done()
 	if err != nil {
-		return nil, err
+		return err
 	}
+	res := fr.res
 	res.Seconds["rank"] = time.Since(start).Seconds()
 	for _, k := range c.Metrics {
 		name := r.metric(k).Name()
 		v := map[string]float64{
-			SUP:    rep.Mean[name][SUP],
-			Random: rep.Mean[name][ranker.PolicyRandom],
-			PIOPT:  rep.Mean[name][PIOPT+"-"+k.String()],
+			SUP:                 rep.Mean[name][SUP],
+			ranker.PolicyRandom: rep.Mean[name][ranker.PolicyRandom],
+			PIOPT:               rep.Mean[name][PIOPT+"-"+k.String()],
 		}
 		if c.LambdaMART {
 			v[LambdaMART] = rep.Mean[name][LambdaMART]
 		}
-		// The PI-OPT model trained for the other metric, for reference.
 		for _, k2 := range c.Metrics {
 			if k2 != k {
 				v[PIOPT+"-"+k2.String()] = rep.Mean[name][PIOPT+"-"+k2.String()]
@@ -498,15 +539,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 		res.Stderr[name] = rep.RandomStderr[name]
 	}
 	res.Greedy = rep.GreedyVsExact
-	r.logf("fold %d: %s", f.Number, foldLine(res, r.cfg))
-	b, err := json.MarshalIndent(res, "", "  ")
-	if err != nil {
-		return nil, err
-	}
-	if err := atomicfile.WriteFile(resultPath, append(b, '\n')); err != nil {
-		return nil, err
-	}
-	return res, nil
+	return nil
 }
 
 func (r *runner) progressWriter() io.Writer {
@@ -521,7 +554,7 @@ func foldLine(res *FoldResult, c Config) string {
 	for _, k := range c.Metrics {
 		name := eval.Metric{Kind: k, K: c.Slots}.Name()
 		v := res.Values[name]
-		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[Random])
+		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[ranker.PolicyRandom])
 		if c.LambdaMART {
 			s += fmt.Sprintf(" lambdamart %.4f", v[LambdaMART])
 		}
@@ -542,26 +575,28 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 	}
 	start := time.Now()
-	cands, err := impute.NewCandidates(ds, nil, 0)
+	setup := policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging}
+	cands, err := setup.Candidates(ctx, ds, policy.Options{})
 	if err != nil {
 		return nil, err
 	}
-	sim := &impute.Simulation{Candidates: cands, Logging: r.cfg.Logging, Slots: r.cfg.Slots, Seed: seed,
+	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: seed,
 		Reward: eval.NewScorer(m, cands.Labels(), cands.Offsets())}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: simulate %s on %s", f.Number, m.Name(), filepath.Base(ds.Source)), n, "samples")
-	st, err := sim.Stats(ctx, n, 0, bar)
+	st, err := sim.Stats(ctx, n, 0, bar.Add)
 	bar.Done()
 	if err != nil {
 		return nil, err
 	}
-	header := map[string]string{
-		"slots": strconv.Itoa(r.cfg.Slots), "metric": m.Name(), "logging": r.cfg.Logging.String(),
-		"samples": strconv.FormatInt(n, 10), "seed": strconv.FormatUint(seed, 10),
-		"per-sample": strconv.FormatBool(r.cfg.PerSample), "data": filepath.Base(ds.Source),
-		"queries": strconv.Itoa(ds.NumQueries()), "docs": strconv.Itoa(ds.NumDocs()),
-		"discount": m.Discount.String(), "err-maxrel": strconv.Itoa(m.MaxRel),
-	}
-	gammas := impute.NewGammaCache(r.cfg.Logging, impute.GammaOptions{})
+	header := setup.Header(ds.Source, ds, m, n, seed)
+	// The targets file and the PI-OPT model (whose metadata copies this
+	// header) are outputs that later runs reuse by keys not covering the
+	// header, so its bytes are frozen: the experiment's header has never
+	// carried empty-query-ndcg= (the conventions are in the keys instead),
+	// and adding it would make a fresh run differ from a resumed one.
+	delete(header, "empty-query-ndcg")
+	header["per-sample"] = strconv.FormatBool(r.cfg.PerSample)
+	gammas := impute.NewGammaCache(setup.Logging, impute.GammaOptions{})
 	tg, err := impute.ComputeTargets(ctx, st, gammas, impute.TargetOptions{PerSample: r.cfg.PerSample, Header: header})
 	if err != nil {
 		return nil, err

@@ -15,6 +15,7 @@ import (
 	"github.com/piopt/piopt/data/synth"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 )
 
@@ -58,8 +59,8 @@ func TestRunLearnsAndResumes(t *testing.T) {
 		for _, m := range []string{"ndcg@3", "err@3"} {
 			v := f.Values[m]
 			for _, p := range []string{PIOPT, SUP, LambdaMART} {
-				if !(v[p] > v[Random]+0.1) {
-					t.Errorf("fold %d %s: %s = %.4f, not clearly above random %.4f", f.Fold, m, p, v[p], v[Random])
+				if !(v[p] > v[ranker.PolicyRandom]+0.1) {
+					t.Errorf("fold %d %s: %s = %.4f, not clearly above random %.4f", f.Fold, m, p, v[p], v[ranker.PolicyRandom])
 				}
 			}
 		}

@@ -9,10 +9,11 @@ import (
 	"text/tabwriter"
 
 	"github.com/piopt/piopt/internal/report"
+	"github.com/piopt/piopt/ranker"
 )
 
 // policyTitle is how a policy is written in tables, as in the paper.
-var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", Random: "random", LambdaMART: "LambdaMART"}
+var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", ranker.PolicyRandom: "random", LambdaMART: "LambdaMART"}
 
 // WriteTable prints the mean ± standard deviation across folds of every
 // metric and policy, one row per metric as in the paper's Table 1.

@@ -8,7 +8,6 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/progress"
 )
 
 // EvalOptions control an Evaluator.
@@ -167,10 +166,10 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 // AddLog reads every record of a slate log into the evaluator, mapping
 // document positions to candidate indices and checking that every slate is
 // one the logging policy can draw (its documents are candidates; it has ℓ_x
-// slots). Errors name the log's file, line and field; bar (may be nil)
-// counts records.
-func (e *Evaluator) AddLog(ctx context.Context, lr *data.LogReader, bar *progress.Bar) error {
-	return e.plan.Candidates.ReadLog(ctx, lr, e.plan.Slots, bar, e.Add)
+// slots). Errors name the log's file, line and field. progress, when not
+// nil, is called with 1 after every record.
+func (e *Evaluator) AddLog(ctx context.Context, lr *data.LogReader, progress func(n int64)) error {
+	return e.plan.Candidates.ReadLog(ctx, lr, e.plan.Slots, progress, e.Add)
 }
 
 // CountLog returns the number of records of a slate log (a first pass that

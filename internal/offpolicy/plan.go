@@ -4,13 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
 
+	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/ranker"
 )
 
 // Setup is one off-policy evaluation problem: the candidates of every query,
@@ -72,7 +71,7 @@ type queryPlan struct {
 // supremum over loggable slates is over all of them: max_s |gᵀ1_s| is the
 // larger of max_s gᵀ1_s and −min_s gᵀ1_s, two rectangular assignment
 // problems (slots to distinct candidates) solved exactly by
-// ranker.SlateSolver.Exact. ρ is therefore exact, not a bound.
+// impute.SlateSolver.Exact. ρ is therefore exact, not a bound.
 func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	c, t := s.Candidates, s.Target
 	if c == nil || s.Gammas == nil || t == nil {
@@ -83,38 +82,17 @@ func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	}
 	nq := c.NumQueries()
 	p := &Plan{Setup: s, queries: make([]queryPlan, nq)}
-	threads := s.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	// Queries are prepared by a fixed partition (query q by worker
-	// q mod threads) and reduced in query order: the plan does not depend
-	// on the number of threads.
-	errs := make([]error, threads)
-	var wg sync.WaitGroup
-	for w := range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			var solver ranker.SlateSolver
-			var scratch []float64
-			for q := w; q < nq; q += threads {
-				if ctx.Err() != nil {
-					errs[w] = ctx.Err()
-					return
-				}
-				if err := p.prepareQuery(q, &solver, &scratch); err != nil {
-					errs[w] = fmt.Errorf("offpolicy: query %q: %w", c.Dataset().QIDs[q], err)
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
+	// Every query writes only its own plan, and the plans are reduced in
+	// query order below: the plan does not depend on the number of threads
+	// (the solver's scratch carries nothing from one query to the next).
+	err := parallel.For(ctx, nq, s.Threads, newPrepareScratch, func(sc *prepareScratch, q int) error {
+		if err := p.prepareQuery(q, &sc.solver, &sc.buf); err != nil {
+			return fmt.Errorf("offpolicy: query %q: %w", c.Dataset().QIDs[q], err)
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	p.WeightLo, p.WeightHi = math.Inf(1), math.Inf(-1)
 	p.IPSSigma2, p.IPSMax, p.TrueValue = math.NaN(), math.NaN(), math.NaN()
@@ -137,7 +115,15 @@ func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	return p, nil
 }
 
-func (p *Plan) prepareQuery(q int, solver *ranker.SlateSolver, scratch *[]float64) error {
+// prepareScratch is one Prepare worker's reusable state.
+type prepareScratch struct {
+	solver impute.SlateSolver
+	buf    []float64
+}
+
+func newPrepareScratch() *prepareScratch { return new(prepareScratch) }
+
+func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float64) error {
 	c, t := p.Candidates, p.Target
 	m, l := c.Size(q), c.Slots(q, p.Slots)
 	g, err := p.Gammas.Get(m, l)
@@ -163,20 +149,16 @@ func (p *Plan) prepareQuery(q int, solver *ranker.SlateSolver, scratch *[]float6
 	for i, x := range qp.g {
 		qp.sigma2 += x * qpi[i]
 	}
-	// Assignment problems on the m × ℓ doc-major matrix SlateSolver reads.
+	// Assignment problems on g (ℓm, as the solver reads) and on −g.
 	*scratch = grow(*scratch, m*l)
 	sc := *scratch
-	for j := range l {
-		for a := range m {
-			sc[a*l+j] = qp.g[j*m+a]
-		}
-	}
+	copy(sc, qp.g)
 	slate := make([]int32, l)
-	qp.whi = solver.Exact(sc, l, slate)
+	qp.whi = solver.Exact(sc, m, slate)
 	for i := range sc {
 		sc[i] = -sc[i]
 	}
-	qp.wlo = -solver.Exact(sc, l, slate)
+	qp.wlo = -solver.Exact(sc, m, slate)
 	return nil
 }
 

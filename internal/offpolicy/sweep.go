@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"runtime"
 	"sort"
-	"sync"
 	"time"
 
+	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/progress"
 )
 
 // LogGrid returns log-spaced sample sizes from lo to hi: the rounded powers
@@ -58,8 +56,10 @@ type SweepConfig struct {
 	// Threads bounds the runs simulated (and DM-fitted) at once (0: all
 	// cores). Results do not depend on it. The Regressors should share the
 	// remaining cores (one thread each when Threads ≤ Runs).
-	Threads  int
-	Progress *progress.Bar // counts simulated samples (may be nil)
+	Threads int
+	// Progress, when not nil, is called with the number of samples
+	// simulated since its last call (concurrently from several runs).
+	Progress func(n int64)
 }
 
 // SweepResult holds every estimate of every run at every grid point and
@@ -128,10 +128,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			dmKeep = min(dmKeep, int64(cfg.DMMaxTrain))
 		}
 	}
-	threads := cfg.Threads
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := parallel.Workers(cfg.Threads)
 	states := make([]*runState, cfg.Runs)
 	start := time.Now()
 	if err := eachRun(cfg.Runs, threads, func(k int) (err error) {
@@ -286,13 +283,15 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 			st.dm.add(q, s, r)
 		}
 		i++
-		if i%batch == 0 {
-			cfg.Progress.Add(batch)
+		if i%batch == 0 && cfg.Progress != nil {
+			cfg.Progress(batch)
 		}
 		record()
 		return nil
 	})
-	cfg.Progress.Add(i % batch)
+	if cfg.Progress != nil {
+		cfg.Progress(i % batch)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -301,29 +300,10 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 
 // eachRun calls f(k) for k = 0..runs−1 on up to threads goroutines and
 // returns the error of the lowest k that failed, so the error does not
-// depend on scheduling.
+// depend on scheduling. Unlike parallel.For alone it does not stop on
+// cancellation: every run sees ctx itself and reports ctx.Err().
 func eachRun(runs, threads int, f func(k int) error) error {
-	errs := make([]error, runs)
-	var wg sync.WaitGroup
-	next := make(chan int)
-	for range max(1, min(threads, runs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for k := range next {
-				errs[k] = f(k)
-			}
-		}()
-	}
-	for k := range runs {
-		next <- k
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return parallel.For(context.Background(), runs, threads, nil, func(_ struct{}, k int) error {
+		return f(k)
+	})
 }

@@ -1,14 +1,3 @@
-// Package offpolicy evaluates ranking policies from slate logs. It joins a
-// logging policy μ (package impute), a target policy π and a log into the
-// estimators of package eval — PI, wPI, IPS, wIPS, the direct method (DM)
-// and, in semi-synthetic mode, OnPolicy — with their intervals and
-// diagnostics, and it runs the paper's semi-synthetic protocol (Sec. 4.1):
-// the RMSE of every estimator against the true value as the log grows.
-//
-// Everything works in the candidate space of impute: query x's candidates
-// A(x) are its top-M documents by the logging-side ranker, and slates are
-// lists of candidate indices. A log's document positions are mapped to
-// candidate indices on reading.
 package offpolicy
 
 import (
@@ -21,7 +10,8 @@ import (
 	"github.com/piopt/piopt/ranker"
 )
 
-// Target is a target policy π on the candidates of every query: either
+// Target is a target policy π on the candidates of every query (the one
+// type for a target; package policy builds it from a rank source): either
 // deterministic (one slate s*(x) per query, q_π = 1_{s*}) or stochastic
 // (per-query slot marginals q_π(j, a) = P_π(s_j = a), and optionally the
 // slate probabilities π(s|x) that IPS needs).
@@ -167,19 +157,20 @@ func SlotActionTarget(ctx context.Context, name string, c *impute.Candidates, sl
 	if sc.Slots < slots {
 		return nil, fmt.Errorf("target %s: the model scores %d slots, the evaluation needs %d", name, sc.Slots, slots)
 	}
-	var solver ranker.SlateSolver
+	var solver impute.SlateSolver
 	var buf []float64
 	slate := make([]int32, slots)
 	return NewDeterministicTarget(name, c, slots, func(q int) []int32 {
 		lo, _ := ds.Query(q)
 		docs := c.Docs(q)
 		buf = buf[:0]
-		for _, d := range docs {
-			row := sc.Values[(lo+int(d))*stride : (lo+int(d)+1)*stride]
-			buf = append(buf, row...)
+		for j := range stride { // the candidates' pair scores, ℓm
+			for _, d := range docs {
+				buf = append(buf, sc.Values[(lo+int(d))*stride+j])
+			}
 		}
 		s := slate[:c.Slots(q, slots)]
-		solver.Solve(method, buf, stride, s)
+		method.Solve(&solver, buf, len(docs), s)
 		return s
 	})
 }

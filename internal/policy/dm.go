@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/trainer"
 )
 
 // DMOptions are the hyper-parameters of the direct method's regressions.
@@ -19,30 +20,37 @@ type DMOptions struct {
 // opt.Depth) and "linear" (lasso with opt.L1), both fitted by XGBoost.
 func DMRegressors(opt DMOptions) map[string]offpolicy.Regressor {
 	return map[string]offpolicy.Regressor{
-		"tree":   dmRegressor{kind: "tree", opt: opt},
-		"linear": dmRegressor{kind: "lasso", opt: opt},
+		"tree":   dmRegressor{lasso: false, opt: opt},
+		"linear": dmRegressor{lasso: true, opt: opt},
 	}
 }
 
 type dmRegressor struct {
-	kind string
-	opt  DMOptions
+	lasso bool
+	opt   DMOptions
 }
 
 // Fit implements offpolicy.Regressor.
 func (r dmRegressor) Fit(ctx context.Context, x []float32, cols int, y []float32) (offpolicy.Predictor, error) {
-	m, err := fitRegression(ctx, r.kind, x, len(y), cols, y, r.opt.Depth, r.opt.L1, r.opt.Threads, r.opt.Seed)
+	fo := trainer.FitOptions{Threads: r.opt.Threads, Seed: r.opt.Seed}
+	var m *trainer.Regression
+	var err error
+	if r.lasso {
+		m, err = trainer.FitLasso(ctx, x, cols, y, r.opt.L1, fo)
+	} else {
+		m, err = trainer.FitTree(ctx, x, cols, y, r.opt.Depth, fo)
+	}
 	if err != nil {
 		return nil, err
 	}
 	return dmPredictor{m}, nil
 }
 
-type dmPredictor struct{ m *regression }
+type dmPredictor struct{ m *trainer.Regression }
 
 // Predict implements offpolicy.Predictor.
 func (p dmPredictor) Predict(ctx context.Context, x []float32, cols int, out []float64) error {
-	pr, err := p.m.predict(ctx, x, cols)
+	pr, err := p.m.Predict(ctx, x, cols)
 	if err != nil {
 		return err
 	}
@@ -51,4 +59,4 @@ func (p dmPredictor) Predict(ctx context.Context, x []float32, cols int, out []f
 }
 
 // Close frees the model.
-func (p dmPredictor) Close() error { return p.m.b.Close() }
+func (p dmPredictor) Close() error { return p.m.Close() }

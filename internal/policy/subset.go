@@ -1,11 +1,3 @@
-// Package policy owns the learned rankers that serve as logging-side and
-// target policies in off-policy evaluation: the paper's feature-subset
-// regressors (a regression tree and a lasso fitted to the relevance labels
-// on one group of feature streams, e.g. the url-side or the body-side
-// features of MSLR), spelled `tree:SUBSET[@DEPTH]` and `lasso:SUBSET[@L1]`
-// wherever a rank source is asked for, next to ranker's `feature:K` and
-// `model:PATH`. It also provides the direct method's regression models.
-// Training goes through package trainer; this package has no cgo.
 package policy
 
 import (

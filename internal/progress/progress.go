@@ -1,6 +1,3 @@
-// Package progress draws a one-line progress indicator for long work on a
-// terminal, and nothing at all when the output is not a terminal, so logs and
-// pipes stay clean.
 package progress
 
 import (

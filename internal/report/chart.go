@@ -1,8 +1,3 @@
-// Package report renders piopt's results as self-contained HTML: pages with
-// tables and inline SVG charts (a log-log line chart for RMSE against the
-// number of logged samples, a grouped bar chart with error bars for
-// experiment tables). Nothing refers to an external asset, so a report opens
-// offline and can be mailed as one file; the same input gives the same bytes.
 package report
 
 import (
@@ -274,40 +269,12 @@ func LineChart(series []Series, opts ...Option) string {
 
 func lineChart(series []Series, logX, logY bool, opts []Option) string {
 	o := apply(opts)
-	ok := func(v float64, log bool) bool {
-		return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v > 0)
-	}
-	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	ok := plottable
 	names := make([]string, len(series))
 	for i, s := range series {
 		names[i] = s.Name
-		for k := range s.X {
-			if k >= len(s.Y) || !ok(s.X[k], logX) || !ok(s.Y[k], logY) {
-				continue
-			}
-			xlo, xhi = min(xlo, s.X[k]), max(xhi, s.X[k])
-			ylo, yhi = min(ylo, s.Y[k]), max(yhi, s.Y[k])
-			if k < len(s.Lo) && ok(s.Lo[k], logY) {
-				ylo = min(ylo, s.Lo[k])
-			}
-			if k < len(s.Hi) && ok(s.Hi[k], logY) {
-				yhi = max(yhi, s.Hi[k])
-			}
-		}
 	}
-	if xlo > xhi { // nothing to draw
-		xlo, xhi, ylo, yhi = 1, 10, 1, 10
-	}
-	if logX {
-		xlo, xhi = logRange(xlo, xhi)
-	} else {
-		xlo, xhi = niceRange(xlo, xhi)
-	}
-	if logY {
-		ylo, yhi = logRange(ylo, yhi)
-	} else {
-		ylo, yhi = niceRange(ylo, yhi)
-	}
+	xlo, xhi, ylo, yhi := axisRanges(series, logX, logY)
 	f := frame{left: 70, top: 36, right: float64(o.width) - legendWidth(names) - 10, bottom: float64(o.height) - 50}
 	x := axis{log: logX, lo: xlo, hi: xhi, p0: f.left, p1: f.right}
 	y := axis{log: logY, lo: ylo, hi: yhi, p0: f.bottom, p1: f.top}
@@ -353,6 +320,48 @@ func lineChart(series []Series, logX, logY bool, opts []Option) string {
 	w.legend(f, names, true)
 	w.WriteString("</svg>\n")
 	return w.String()
+}
+
+// plottable reports whether v can be drawn on a linear or, when log is
+// set, a logarithmic axis.
+func plottable(v float64, log bool) bool {
+	return !math.IsNaN(v) && !math.IsInf(v, 0) && (!log || v > 0)
+}
+
+// axisRanges returns the rounded x and y ranges of a line chart: they cover
+// every drawable point and error bar of the series.
+func axisRanges(series []Series, logX, logY bool) (xlo, xhi, ylo, yhi float64) {
+	ok := plottable
+	xlo, xhi, ylo, yhi = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for k := range s.X {
+			if k >= len(s.Y) || !ok(s.X[k], logX) || !ok(s.Y[k], logY) {
+				continue
+			}
+			xlo, xhi = min(xlo, s.X[k]), max(xhi, s.X[k])
+			ylo, yhi = min(ylo, s.Y[k]), max(yhi, s.Y[k])
+			if k < len(s.Lo) && ok(s.Lo[k], logY) {
+				ylo = min(ylo, s.Lo[k])
+			}
+			if k < len(s.Hi) && ok(s.Hi[k], logY) {
+				yhi = max(yhi, s.Hi[k])
+			}
+		}
+	}
+	if xlo > xhi { // nothing to draw
+		xlo, xhi, ylo, yhi = 1, 10, 1, 10
+	}
+	if logX {
+		xlo, xhi = logRange(xlo, xhi)
+	} else {
+		xlo, xhi = niceRange(xlo, xhi)
+	}
+	if logY {
+		ylo, yhi = logRange(ylo, yhi)
+	} else {
+		ylo, yhi = niceRange(ylo, yhi)
+	}
+	return xlo, xhi, ylo, yhi
 }
 
 // BarChart returns an SVG grouped bar chart: one cluster per group along

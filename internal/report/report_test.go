@@ -94,10 +94,24 @@ func TestBarChartNegativeValues(t *testing.T) {
 	}
 }
 
-func TestChartsDeterministic(t *testing.T) {
+// The default 720×440 chart with a one-letter legend plots in the frame
+// x ∈ [70, 659] (720 − legend 44+7 − margin 10), y ∈ [36, 390] (440 − 50).
+// The linear axes widen (1..2, 3..4) to themselves (steps of 0.2), so the
+// points sit on the frame's corners; the log axes widen both to the decade
+// [1, 10], so x = 2 sits at 70 + 589·log10 2 = 247.3, y = 3 at
+// 390 − 354·log10 3 = 221.1 and y = 4 at 390 − 354·log10 4 = 176.9. Fixed
+// pixels also pin down that the same input gives the same bytes.
+func TestChartsPlacePointsExactly(t *testing.T) {
 	s := []Series{{Name: "a", X: []float64{1, 2}, Y: []float64{3, 4}}}
-	if LogLogChart(s) != LogLogChart(s) || LineChart(s) != LineChart(s) {
-		t.Fatal("same input, different bytes")
+	for _, c := range []struct {
+		name, svg, path string
+	}{
+		{"LineChart", LineChart(s), "M70.0 390.0 L659.0 36.0"},
+		{"LogLogChart", LogLogChart(s), "M70.0 221.1 L247.3 176.9"},
+	} {
+		if want := `<path d="` + c.path + `"`; !strings.Contains(c.svg, want) {
+			t.Errorf("%s lacks %s:\n%s", c.name, want, c.svg)
+		}
 	}
 }
 

@@ -88,7 +88,7 @@ func resetPeak() bool { return os.WriteFile("/proc/self/clear_refs", []byte("5")
 // first round above the RSS before the build, in MiB and as a multiple of
 // the float32 matrix. Run one build per process for clean peaks, e.g.
 //
-//	go test -run '^$' -bench 'NewDMatrix/quantile' -benchtime 1x ./internal/xgboost
+//	go test -run '^$' -bench 'NewDMatrix/quantile' -benchtime 1x ./trainer/xgboost
 func BenchmarkNewDMatrix(b *testing.B) {
 	d := benchData()
 	matrixMiB := float64(len(d.Data)) * 4 / (1 << 20)

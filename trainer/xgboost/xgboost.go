@@ -186,44 +186,7 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	if opt.Ref != nil && opt.Ref.maxBin != maxBin {
 		return nil, fmt.Errorf("xgboost: max_bin %d, but the reference matrix was cut with %d bins", maxBin, opt.Ref.maxBin)
 	}
-	rows, cols := C.bst_ulong(d.Rows), C.bst_ulong(d.Cols)
-	nt := threads(opt.Threads)
-	var h C.DMatrixHandle
-	err := func() error {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		switch opt.Build {
-		case BuildQuantile:
-			var ref C.DMatrixHandle
-			if opt.Ref != nil {
-				ref = opt.Ref.h
-			}
-			var msg [4096]C.char
-			rc := C.piopt_quantile(f32ptr(d.Data), rows, cols, f32ptr(d.Labels), f32ptr(d.Weights),
-				nt, C.int(maxBin), ref, &h, &msg[0], C.size_t(len(msg)), quantileBatch)
-			switch rc {
-			case 0:
-			case -2:
-				return &Error{Func: "XGQuantileDMatrixCreateFromCallback", Msg: cleanMessage(C.GoString(&msg[0]))}
-			default:
-				return lastError("XGProxyDMatrixCreate")
-			}
-		case BuildDense:
-			if C.piopt_from_dense(f32ptr(d.Data), rows, cols, nt, &h) != 0 {
-				return lastError("XGDMatrixCreateFromDense")
-			}
-		case BuildMatOMP:
-			nan := C.float(float32NaN())
-			if C.XGDMatrixCreateFromMat_omp(f32ptr(d.Data), rows, cols, nan, &h, nt) != 0 {
-				return lastError("XGDMatrixCreateFromMat_omp")
-			}
-		default:
-			return fmt.Errorf("xgboost: unknown matrix build %v", opt.Build)
-		}
-		return nil
-	}()
-	runtime.KeepAlive(d.Data)
-	runtime.KeepAlive(opt.Ref)
+	h, err := createDMatrix(d, opt, maxBin)
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +210,48 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// createDMatrix makes XGBoost's matrix of d's rows (and, for a quantile
+// matrix, labels and weights) on one locked OS thread, so that the error
+// XGBoost keeps per thread is the one of this call.
+func createDMatrix(d Dense, opt MatrixOptions, maxBin int) (C.DMatrixHandle, error) {
+	rows, cols := C.bst_ulong(d.Rows), C.bst_ulong(d.Cols)
+	nt := threads(opt.Threads)
+	var h C.DMatrixHandle
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	defer runtime.KeepAlive(opt.Ref)
+	defer runtime.KeepAlive(d.Data)
+	switch opt.Build {
+	case BuildQuantile:
+		var ref C.DMatrixHandle
+		if opt.Ref != nil {
+			ref = opt.Ref.h
+		}
+		var msg [4096]C.char
+		rc := C.piopt_quantile(f32ptr(d.Data), rows, cols, f32ptr(d.Labels), f32ptr(d.Weights),
+			nt, C.int(maxBin), ref, &h, &msg[0], C.size_t(len(msg)), quantileBatch)
+		switch rc {
+		case 0:
+		case -2:
+			return nil, &Error{Func: "XGQuantileDMatrixCreateFromCallback", Msg: cleanMessage(C.GoString(&msg[0]))}
+		default:
+			return nil, lastError("XGProxyDMatrixCreate")
+		}
+	case BuildDense:
+		if C.piopt_from_dense(f32ptr(d.Data), rows, cols, nt, &h) != 0 {
+			return nil, lastError("XGDMatrixCreateFromDense")
+		}
+	case BuildMatOMP:
+		nan := C.float(float32NaN())
+		if C.XGDMatrixCreateFromMat_omp(f32ptr(d.Data), rows, cols, nan, &h, nt) != 0 {
+			return nil, lastError("XGDMatrixCreateFromMat_omp")
+		}
+	default:
+		return nil, fmt.Errorf("xgboost: unknown matrix build %v", opt.Build)
+	}
+	return h, nil
 }
 
 // Close frees the matrix; a booster that cached it forgets it. Closing

@@ -8,12 +8,11 @@ import (
 	"sync"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/trainer"
 )
 
-// Options control how learned rankers are trained.
+// Options control how feature-subset rankers are trained.
 type Options struct {
 	// Train is the labelled data the feature-subset rankers are fitted on;
 	// nil means the dataset they are first asked to score.
@@ -33,7 +32,7 @@ const (
 )
 
 // Resolve reads a rank source: ranker's `feature:K` and `model:PATH`, or a
-// feature-subset regressor fitted to the labels,
+// feature-subset regressor fitted to the labels (a *SubsetSource),
 //
 //	tree:SUBSET[@DEPTH]   one regression tree of the given depth (default 6)
 //	lasso:SUBSET[@L1]     an L1-penalised linear model (default L1 0.01)
@@ -47,7 +46,7 @@ func Resolve(spec string, opt Options) (ranker.Source, error) {
 		return ranker.ParseSource(spec)
 	}
 	subset, param, hasParam := strings.Cut(arg, "@")
-	l := &Learned{kind: kind, subset: subset, opt: opt}
+	l := &SubsetSource{kind: kind, subset: subset, opt: opt}
 	if kind == "tree" {
 		l.depth = DefaultTreeDepth
 		if hasParam {
@@ -73,9 +72,10 @@ func Resolve(spec string, opt Options) (ranker.Source, error) {
 	return l, nil
 }
 
-// Learned is a feature-subset regressor of the relevance labels used as a
-// rank source (documents ranked by predicted relevance).
-type Learned struct {
+// SubsetSource is a rank source (ranker.Source) that ranks documents by a
+// regression of the relevance labels on a feature subset: the paper's
+// logging-side and target-side rankers.
+type SubsetSource struct {
 	kind, subset string
 	depth        int
 	l1           float64
@@ -83,16 +83,11 @@ type Learned struct {
 
 	mu       sync.Mutex
 	features []int
-	model    scorer
-}
-
-// scorer predicts one value per row of a dense float32 matrix.
-type scorer interface {
-	predict(ctx context.Context, x []float32, nf int) ([]float64, error)
+	model    *trainer.Regression
 }
 
 // String returns the spelling Resolve reads back.
-func (l *Learned) String() string {
+func (l *SubsetSource) String() string {
 	if l.kind == "tree" {
 		return fmt.Sprintf("tree:%s@%d", l.subset, l.depth)
 	}
@@ -101,11 +96,11 @@ func (l *Learned) String() string {
 
 // Features returns the feature numbers the regressor may use (after the
 // first Scores call).
-func (l *Learned) Features() []int { return l.features }
+func (l *SubsetSource) Features() []int { return l.features }
 
 // Scores implements ranker.Source: the predicted relevance of every
 // document of ds, training the regressor first if needed.
-func (l *Learned) Scores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
+func (l *SubsetSource) Scores(ctx context.Context, ds *data.Dataset) ([]float64, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.model == nil {
@@ -118,7 +113,7 @@ func (l *Learned) Scores(ctx context.Context, ds *data.Dataset) ([]float64, erro
 			return nil, fmt.Errorf("rank source %s: %w", l, err)
 		}
 		l.features = feats
-		m, err := fitLearned(ctx, l, train)
+		m, err := l.fit(ctx, train)
 		if err != nil {
 			return nil, fmt.Errorf("rank source %s: %w", l, err)
 		}
@@ -127,7 +122,24 @@ func (l *Learned) Scores(ctx context.Context, ds *data.Dataset) ([]float64, erro
 	if ds.NumFeatures != l.opt.trainFeatures(ds) {
 		return nil, fmt.Errorf("rank source %s: trained on %d features, %s has %d", l, l.opt.trainFeatures(ds), ds.Source, ds.NumFeatures)
 	}
-	return l.model.predict(ctx, ds.Features, ds.NumFeatures)
+	return l.model.Predict(ctx, ds.Features, ds.NumFeatures)
+}
+
+// fit fits the regressor to the labels of train, on a copy of its features
+// with every column outside the subset zeroed (Masked): a zero column
+// offers no split and gets no L1 weight, so the model scores full feature
+// rows unchanged.
+func (l *SubsetSource) fit(ctx context.Context, train *data.Dataset) (*trainer.Regression, error) {
+	x := Masked(train, l.features)
+	y := make([]float32, train.NumDocs())
+	for i, g := range train.Labels {
+		y[i] = float32(g)
+	}
+	opt := trainer.FitOptions{Threads: l.opt.Threads, Seed: l.opt.Seed}
+	if l.kind == "tree" {
+		return trainer.FitTree(ctx, x, train.NumFeatures, y, l.depth, opt)
+	}
+	return trainer.FitLasso(ctx, x, train.NumFeatures, y, l.l1, opt)
 }
 
 func (o Options) trainFeatures(ds *data.Dataset) int {
@@ -135,58 +147,4 @@ func (o Options) trainFeatures(ds *data.Dataset) int {
 		return o.Train.NumFeatures
 	}
 	return ds.NumFeatures
-}
-
-// Target builds the deterministic target policy named by spec on the
-// candidates: for a PI-OPT model (`model:PATH` of kind pi-opt) its
-// slot-action slate over the candidates (greedy or exact); for every other
-// rank source its top ℓ candidates by score.
-func Target(ctx context.Context, spec string, c *impute.Candidates, slots int, method ranker.SlateMethod, opt Options) (*offpolicy.Target, error) {
-	if path, ok := strings.CutPrefix(spec, "model:"); ok {
-		m, err := ranker.LoadModel(path)
-		if err != nil {
-			return nil, err
-		}
-		if err := m.Fits(c.Dataset()); err != nil {
-			return nil, err
-		}
-		if m.Meta().Slots > 0 {
-			return offpolicy.SlotActionTarget(ctx, spec, c, slots, m, method)
-		}
-		scores, err := m.DocScores(ctx, c.Dataset(), ranker.ScoreOptions{Threads: opt.Threads})
-		if err != nil {
-			return nil, err
-		}
-		return offpolicy.TopTarget(spec, c, slots, scores)
-	}
-	src, err := Resolve(spec, opt)
-	if err != nil {
-		return nil, err
-	}
-	scores, err := src.Scores(ctx, c.Dataset())
-	if err != nil {
-		return nil, err
-	}
-	return offpolicy.TopTarget(src.String(), c, slots, scores)
-}
-
-// Candidates ranks every query's documents with the logging-side rank
-// source spec (any spelling Resolve reads; "" keeps document order) and
-// keeps each query's top limit documents (0: all).
-func Candidates(ctx context.Context, ds *data.Dataset, spec string, limit int, opt Options) (*impute.Candidates, ranker.Source, error) {
-	var order []int32
-	var src ranker.Source
-	if spec != "" {
-		var err error
-		if src, err = Resolve(spec, opt); err != nil {
-			return nil, nil, err
-		}
-		scores, err := src.Scores(ctx, ds)
-		if err != nil {
-			return nil, nil, err
-		}
-		order = ranker.Order(ds, scores)
-	}
-	c, err := impute.NewCandidates(ds, order, limit)
-	return c, src, err
 }

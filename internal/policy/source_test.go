@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/trainer/xgboost"
+	"github.com/piopt/piopt/trainer"
 )
 
 func needXGBoost(t *testing.T) {
 	t.Helper()
-	if !xgboost.Available {
+	if !trainer.Available {
 		t.Skip("needs cgo and libxgboost")
 	}
 }
@@ -56,7 +56,7 @@ func TestMaskedModelsIgnoreOtherColumns(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := src.(*Learned)
+		l := src.(*SubsetSource)
 		full, err := l.Scores(context.Background(), ds)
 		if err != nil {
 			t.Fatal(err)
@@ -113,62 +113,6 @@ func b(c bool) float64 {
 		return 1
 	}
 	return 0
-}
-
-// TestLasso: with no penalty the linear model recovers y = 2 f1 − f2 + 1;
-// with a large one every weight is 0 and the prediction is the mean.
-func TestLasso(t *testing.T) {
-	needXGBoost(t)
-	rng := rand.New(rand.NewPCG(5, 5))
-	const rows, cols = 500, 3
-	x := make([]float32, rows*cols)
-	y := make([]float32, rows)
-	mean := 0.0
-	for i := range rows {
-		for k := range cols {
-			x[i*cols+k] = float32(rng.Float64())
-		}
-		y[i] = 2*x[i*cols] - x[i*cols+1] + 1
-		mean += float64(y[i]) / rows
-	}
-	r, err := fitRegression(context.Background(), "lasso", x, rows, cols, y, 0, 0, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ := r.predict(context.Background(), []float32{0.5, 0.25, 0.9}, cols)
-	if math.Abs(p[0]-1.75) > 1e-3 {
-		t.Fatalf("unpenalised fit predicts %g at (0.5, 0.25, 0.9), want 1.75", p[0])
-	}
-	// One feature, y = 2 f1 (exactly): scikit-learn's Lasso objective
-	// (1/2n)‖y − w f1 − b‖² + α|w| has w = 2 − α/var(f1), var over n.
-	x1 := make([]float32, rows)
-	y1 := make([]float32, rows)
-	var m1, v1 float64
-	for i := range rows {
-		x1[i] = x[i*cols]
-		y1[i] = 2 * x1[i]
-		m1 += float64(x1[i]) / rows
-	}
-	for i := range rows {
-		v1 += (float64(x1[i]) - m1) * (float64(x1[i]) - m1) / rows
-	}
-	const alpha = 0.05
-	r, err = fitRegression(context.Background(), "lasso", x1, rows, 1, y1, 0, alpha, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ = r.predict(context.Background(), []float32{0, 1}, 1)
-	if w := p[1] - p[0]; math.Abs(w-(2-alpha/v1)) > 1e-3 {
-		t.Fatalf("lasso slope %g, want 2 − α/var = %g", w, 2-alpha/v1)
-	}
-	r, err = fitRegression(context.Background(), "lasso", x, rows, cols, y, 0, 10, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, _ = r.predict(context.Background(), []float32{0.5, 0.25, 0.9, 0, 1, 0}, cols)
-	if math.Abs(p[0]-mean) > 1e-4 || math.Abs(p[1]-mean) > 1e-4 {
-		t.Fatalf("heavily penalised fit predicts %v, want the mean %g", p, mean)
-	}
 }
 
 func TestResolve(t *testing.T) {

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// A layered graph that follows every rule: subpackages of one folder, the
+// internal workflows importing each other, and every floor reaching down.
+func goodGraph() []modPackage {
+	return []modPackage{
+		{Path: "data", Imports: []string{"data/atomicfile"}},
+		{Path: "data/atomicfile"},
+		{Path: "data/synth", Imports: []string{"data", "data/atomicfile", "data/parallel"}},
+		{Path: "data/parallel"},
+		{Path: "eval"},
+		{Path: "impute", Imports: []string{"data", "eval", "data/parallel"}},
+		{Path: "features", Imports: []string{"data"}},
+		{Path: "ranker", Imports: []string{"ranker/xgbmodel", "features", "eval"}},
+		{Path: "ranker/xgbmodel"},
+		{Path: "trainer", Imports: []string{"trainer/xgboost", "features", "data/atomicfile"}},
+		{Path: "trainer/xgboost", Cgo: true},
+		{Path: "internal/progress"},
+		{Path: "internal/offpolicy", Imports: []string{"internal/progress", "impute", "ranker"}},
+		{Path: "internal/policy", Imports: []string{"internal/offpolicy", "trainer"}},
+		{Path: "cmd/piopt", Imports: []string{"internal/policy", "trainer/xgboost", "data"}},
+	}
+}
+
+func TestCheckFloorsGood(t *testing.T) {
+	if bad := checkFloors(goodGraph()); len(bad) > 0 {
+		t.Fatalf("violations in a layered graph:\n%s", strings.Join(bad, "\n"))
+	}
+}
+
+// Each change breaks exactly one rule, and checkFloors names it.
+func TestCheckFloorsViolations(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(g []modPackage) []modPackage
+		want   string
+	}{
+		{"upward", func(g []modPackage) []modPackage {
+			return addImport(g, "features", "ranker")
+		}, "features (floor 1) imports ranker (floor 2)"},
+		{"floor 0 to internal", func(g []modPackage) []modPackage {
+			return addImport(g, "data/synth", "internal/progress")
+		}, "data/synth (floor 0) imports internal/progress (floor 3)"},
+		{"library to cmd", func(g []modPackage) []modPackage {
+			return addImport(g, "internal/policy", "cmd/piopt")
+		}, "internal/policy (floor 3) imports cmd/piopt (floor 4)"},
+		{"sideways on floor 1", func(g []modPackage) []modPackage {
+			return addImport(g, "impute", "features")
+		}, "impute imports features on its own floor 1"},
+		{"sideways on floor 0", func(g []modPackage) []modPackage {
+			return addImport(g, "eval", "data")
+		}, "eval imports data on its own floor 0"},
+		{"sideways into a subpackage of another folder", func(g []modPackage) []modPackage {
+			return addImport(g, "ranker", "trainer/xgboost")
+		}, "ranker imports trainer/xgboost on its own floor 2"},
+		{"unknown folder", func(g []modPackage) []modPackage {
+			return append(g, modPackage{Path: "util", Imports: []string{"data"}})
+		}, "util: on no floor"},
+		{"internal itself", func(g []modPackage) []modPackage {
+			return append(g, modPackage{Path: "internal"})
+		}, "internal: on no floor"},
+		{"module root", func(g []modPackage) []modPackage {
+			return append(g, modPackage{Path: ""})
+		}, ": on no floor"},
+		{"import of an unknown folder", func(g []modPackage) []modPackage {
+			return addImport(g, "cmd/piopt", "tools")
+		}, "cmd/piopt imports tools, which is on no floor"},
+		{"second cgo package", func(g []modPackage) []modPackage {
+			g[slices.IndexFunc(g, func(p modPackage) bool { return p.Path == "ranker" })].Cgo = true
+			return g
+		}, "ranker: has cgo files; only trainer/xgboost may"},
+		{"no cgo package", func(g []modPackage) []modPackage {
+			g[slices.IndexFunc(g, func(p modPackage) bool { return p.Path == "trainer/xgboost" })].Cgo = false
+			return g
+		}, "no package has cgo files"},
+	} {
+		bad := checkFloors(c.change(goodGraph()))
+		if len(bad) != 1 || !strings.HasPrefix(bad[0], c.want) {
+			t.Errorf("%s: violations %q, want one starting %q", c.name, bad, c.want)
+		}
+	}
+}
+
+func addImport(g []modPackage, from, to string) []modPackage {
+	i := slices.IndexFunc(g, func(p modPackage) bool { return p.Path == from })
+	g[i].Imports = append(g[i].Imports, to)
+	return g
+}
+
+func TestDecodeList(t *testing.T) {
+	out := `{"ImportPath": "fmt", "Imports": ["io"], "Standard": true}
+{"ImportPath": "github.com/urfave/cli/v2", "Module": {"Path": "github.com/urfave/cli/v2"}}
+{"ImportPath": "example.com/m/trainer/xgboost", "CgoFiles": ["x.go"], "Imports": ["C", "unsafe"], "Module": {"Path": "example.com/m", "Main": true}}
+{"ImportPath": "example.com/m/cmd/m", "Imports": ["example.com/m/trainer/xgboost", "example.com/mx", "fmt", "github.com/urfave/cli/v2"], "Module": {"Path": "example.com/m", "Main": true}}
+`
+	pkgs, err := decodeList([]byte(out))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []modPackage{
+		{Path: "trainer/xgboost", Cgo: true},
+		{Path: "cmd/m", Imports: []string{"trainer/xgboost"}},
+	}
+	if len(pkgs) != len(want) {
+		t.Fatalf("packages %+v, want %+v", pkgs, want)
+	}
+	for i := range want {
+		if pkgs[i].Path != want[i].Path || pkgs[i].Cgo != want[i].Cgo || !slices.Equal(pkgs[i].Imports, want[i].Imports) {
+			t.Errorf("package %d: %+v, want %+v", i, pkgs[i], want[i])
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package offpolicy
+
+import (
+	"fmt"
+	"io"
+	"math"
+
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/report"
+	"github.com/piopt/piopt/ranker"
+)
+
+// SweepSetup describes a sweep for its report, besides what the plan and
+// the result hold.
+type SweepSetup struct {
+	Data       string // the dataset's file
+	Queries    int
+	Metric     eval.Metric // the reward
+	Slots      int
+	Candidates int // per query (0: all)
+	Logging    string
+	RankBy     string // logging-side ranker ("" for document order)
+	Target     string
+	Samples    int64 // largest log size
+	Runs       int
+	DMMaxTrain int
+	Command    string // the command line, for the record
+}
+
+// SweepReport is the JSON summary of piopt evaluate-sweep: the setup, the
+// plan's σ² and ρ, and the RMSE, bias and standard deviation of every
+// estimator on the grid of log sizes.
+type SweepReport struct {
+	Data        string                 `json:"data"`
+	Queries     int                    `json:"queries"`
+	Conventions ranker.ConventionsJSON `json:"conventions"`
+	Metric      string                 `json:"metric"`
+	Slots       int                    `json:"slots"`
+	Candidates  int                    `json:"candidates"`
+	Logging     string                 `json:"logging"`
+	RankBy      string                 `json:"rank_by"`
+	Target      string                 `json:"target"`
+	Samples     int64                  `json:"samples"`
+	Runs        int                    `json:"runs"`
+	Seeds       []uint64               `json:"seeds"`
+	TrueValue   Float                  `json:"true_value"`
+	Sigma2      Float                  `json:"sigma2"`
+	Rho         Float                  `json:"rho"`
+	IPSSigma2   Float                  `json:"ips_sigma2"`
+	IPSRho      Float                  `json:"ips_rho"`
+	Grid        []int64                `json:"grid"`
+	Estimators  []string               `json:"estimators"`
+	RMSE        map[string][]Float     `json:"rmse"`
+	Bias        map[string][]Float     `json:"bias"`
+	Std         map[string][]Float     `json:"std"`
+	Values      map[string][][]Float   `json:"values"`
+	DMMaxTrain  int                    `json:"dm_max_train"`
+	Gamma       []GammaInfo            `json:"gamma"`
+	Command     string                 `json:"command"`
+}
+
+// NewSweepReport gathers the report of a sweep planned by p.
+func NewSweepReport(s SweepSetup, p *Plan, res *SweepResult) *SweepReport {
+	out := &SweepReport{
+		Data: s.Data, Queries: s.Queries, Conventions: ranker.NewConventionsJSON(s.Metric.Conventions), Metric: s.Metric.Name(),
+		Slots: s.Slots, Candidates: s.Candidates, Logging: s.Logging, RankBy: s.RankBy, Target: s.Target, Samples: s.Samples, Runs: s.Runs,
+		Seeds: res.Seeds, TrueValue: Float(res.TrueValue), Sigma2: Float(p.Sigma2), Rho: Float(p.Rho()),
+		IPSSigma2: Float(p.IPSSigma2), IPSRho: Float(p.IPSMax), Grid: res.Grid, Estimators: res.Names,
+		RMSE: map[string][]Float{}, Bias: map[string][]Float{}, Std: map[string][]Float{},
+		Values: map[string][][]Float{}, DMMaxTrain: s.DMMaxTrain, Gamma: p.Spectra(),
+		Command: s.Command,
+	}
+	for _, name := range res.Names {
+		out.RMSE[name], out.Bias[name], out.Std[name] = floats(res.RMSE[name]), floats(res.Bias[name]), floats(res.Std[name])
+		for _, run := range res.Values[name] {
+			out.Values[name] = append(out.Values[name], floats(run))
+		}
+	}
+	return out
+}
+
+func floats(xs []float64) []Float {
+	out := make([]Float, len(xs))
+	for i, x := range xs {
+		out[i] = Float(x)
+	}
+	return out
+}
+
+func (s *SweepReport) setupLines() []string {
+	return []string{
+		fmt.Sprintf("data %s (%d queries), reward %s (%s)", s.Data, s.Queries, s.Metric, s.Conventions.Text),
+		fmt.Sprintf("candidates: top %d by %s; %d slots; logging %s; target %s", s.Candidates, orNone(s.RankBy), s.Slots, s.Logging, s.Target),
+		fmt.Sprintf("V(π) = %.6f   PI: σ² = %.4g, ρ = %.4g   IPS: σ² = %.4g, ρ = %.4g", float64(s.TrueValue), float64(s.Sigma2), float64(s.Rho), float64(s.IPSSigma2), float64(s.IPSRho)),
+		fmt.Sprintf("%d runs, seeds %d..%d, up to %d samples", s.Runs, s.Seeds[0], s.Seeds[len(s.Seeds)-1], s.Samples),
+	}
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "document order"
+	}
+	return s
+}
+
+// WriteTable prints the setup and the RMSE of every estimator at every log
+// size.
+func (s *SweepReport) WriteTable(w io.Writer) {
+	for _, l := range s.setupLines() {
+		fmt.Fprintln(w, l)
+	}
+	fmt.Fprintf(w, "RMSE against V(π) over %d runs:\n%10s", s.Runs, "n")
+	for _, name := range s.Estimators {
+		fmt.Fprintf(w, " %11s", name)
+	}
+	fmt.Fprintln(w)
+	for g, n := range s.Grid {
+		fmt.Fprintf(w, "%10d", n)
+		for _, name := range s.Estimators {
+			fmt.Fprintf(w, " %11s", FormatNum(float64(s.RMSE[name][g])))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// FormatNum prints an estimate or error in tables: 4 significant digits,
+// "-" for NaN (not available).
+func FormatNum(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", x)
+}
+
+// HTML is a self-contained page with the setup, the log-log RMSE chart and
+// the RMSE and bias tables.
+func (s *SweepReport) HTML() []byte {
+	p := report.NewPage(fmt.Sprintf("Off-policy evaluation: %s of %s", s.Metric, s.Target))
+	for _, l := range s.setupLines() {
+		p.Paragraph(l)
+	}
+	var series []report.Series
+	xs := make([]float64, len(s.Grid))
+	for i, n := range s.Grid {
+		xs[i] = float64(n)
+	}
+	for _, name := range s.Estimators {
+		ys := make([]float64, len(s.Grid))
+		for g := range ys {
+			ys[g] = float64(s.RMSE[name][g])
+		}
+		series = append(series, report.Series{Name: name, X: xs, Y: ys})
+	}
+	p.Figure(report.LogLogChart(series, report.Title(fmt.Sprintf("RMSE of the estimates of V(π) = %.4f, %d runs", float64(s.TrueValue), s.Runs)),
+		report.XLabel("logged samples n"), report.YLabel("RMSE")),
+		fmt.Sprintf("Logging %s on the top %d candidates by %s, target %s, %d slots.", s.Logging, s.Candidates, orNone(s.RankBy), s.Target, s.Slots))
+	header := append([]string{"n"}, s.Estimators...)
+	p.Heading(2, "RMSE")
+	p.Table(header, s.gridRows(s.RMSE))
+	p.Heading(2, "Bias (mean estimate − V(π))")
+	p.Table(header, s.gridRows(s.Bias))
+	p.Heading(2, "Command")
+	p.Pre(s.Command)
+	return p.HTML()
+}
+
+// gridRows is one table row per log size: n, then every estimator's value.
+func (s *SweepReport) gridRows(v map[string][]Float) [][]string {
+	var rows [][]string
+	for g, n := range s.Grid {
+		row := []string{fmt.Sprint(n)}
+		for _, name := range s.Estimators {
+			row = append(row, FormatNum(float64(v[name][g])))
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}

@@ -1,0 +1,27 @@
+// Package ranker owns turning scores into slates and pure-Go inference of
+// piopt models.
+//
+// A PI-OPT model scores the slot-action pairs of a query x: the score of
+// document a in slot j is the model's prediction on the row
+// [f(x,a); onehot(j)] (built by features.ScoringRows), an estimate of the
+// slot-level value φ̂_x(a, j) the model was trained to regress on. Its slate
+// is the greedy slot-action ranker of DESIGN.md (take the best remaining
+// (document, slot) pair, drop that document and that slot, repeat) or the
+// exact maximiser of Σ_j score(s_j, j); both are impute.SlateSolver, the one
+// slate solver, here chosen by SlateMethod. Pointwise models (SUP,
+// LambdaMART) score f(x,a) and rank by score; RandomRanking draws uniformly
+// random slates; rank sources (`feature:K`, `model:PATH`) are what logging
+// and target policies are built from.
+//
+// Models are the files `piopt train` writes: XGBoost's legacy binary format
+// or its JSON format, with piopt's metadata (features.Meta) as booster
+// attributes. They are decoded without XGBoost by ranker/xgbmodel and
+// scored with leaves (github.com/dmitryikh/leaves) after a load-time
+// transform that makes leaves agree with XGBoost 1.7; scores equal
+// XGBoost's predictions up to its float32 rounding. Nothing here needs cgo.
+//
+// Evaluate is what `piopt rank` computes (slates of every model, NDCG and
+// ERR against uniformly random slates, greedy against exact slates) and is
+// meant to be called in-process by longer pipelines; progress reaches it as
+// a plain callback.
+package ranker

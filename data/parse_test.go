@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/piopt/piopt/data/datatest"
 )
 
 func TestParseLine(t *testing.T) {
@@ -169,7 +171,7 @@ func TestParseFloat32MatchesStrconv(t *testing.T) {
 
 // TestParseFloat32SharedData checks every value of the real LETOR files.
 func TestParseFloat32SharedData(t *testing.T) {
-	dir := sharedData(t)
+	dir := datatest.SharedDir(t)
 	n := 0
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(path, ".md") || strings.HasSuffix(path, ".query") || strings.HasSuffix(path, "readme.txt") {
@@ -364,19 +366,6 @@ func equalFloats(a, b []float32) bool {
 		}
 	}
 	return true
-}
-
-// sharedData returns ../shared/data beside the repository, or skips.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	dir, err := filepath.Abs(filepath.Join("..", "..", "shared", "data"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		t.Skip("real LETOR data: ../shared/data not found")
-	}
-	return dir
 }
 
 // parseFloat32 parses all of s as scanFloat32 parses a field: exactly what

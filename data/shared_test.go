@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/piopt/piopt/data/datatest"
 )
 
 // The real LETOR files in ../shared/data (see each SOURCE.md). Every data
@@ -37,7 +39,7 @@ func naiveGroups(t *testing.T, path string) []int {
 }
 
 func TestSharedDataParses(t *testing.T) {
-	dir := sharedData(t)
+	dir := datatest.SharedDir(t)
 	cache := t.TempDir()
 	files := 0
 	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
@@ -94,7 +96,7 @@ func totals(t *testing.T, files ...string) (q, d int, hist [5]int, noRel, minDoc
 }
 
 func TestSharedDataTotals(t *testing.T) {
-	dir := sharedData(t)
+	dir := datatest.SharedDir(t)
 	in := func(sub string, names ...string) []string {
 		var out []string
 		for _, n := range names {
@@ -167,7 +169,7 @@ func TestSharedDataTotals(t *testing.T) {
 }
 
 func TestSharedDataLayouts(t *testing.T) {
-	dir := sharedData(t)
+	dir := datatest.SharedDir(t)
 	load := func(parts ...string) *Dataset {
 		ds, err := Load(filepath.Join(append([]string{dir}, parts...)...), noCache())
 		if err != nil {

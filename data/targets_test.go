@@ -2,7 +2,6 @@ package data
 
 import (
 	"bytes"
-	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -79,11 +78,7 @@ func TestReadTargetsSortsAndRefusesDuplicates(t *testing.T) {
 func TestReadTargetsErrors(t *testing.T) {
 	ds := smallDataset()
 	head := "# piopt-targets v1 slots=2\n"
-	tests := []struct {
-		name, text string
-		kind       error
-		want       string
-	}{
+	checkErrCases(t, "", []errCase{
 		{"empty", "", ErrHeader, "empty file"},
 		{"log header", "# piopt-log v1 slots=2\n", ErrHeader, "piopt-targets"},
 		{"no slots", "# piopt-targets v1 logging=uniform\n", ErrHeader, "lacks slots"},
@@ -97,17 +92,12 @@ func TestReadTargetsErrors(t *testing.T) {
 		{"negative weight", head + "q2\t1\t1\t1\t-1\n", ErrNumber, "field 5"},
 		{"four fields", head + "q2\t1\t1\t1\n", ErrRow, "4 tab-separated fields"},
 		{"six fields", head + "q2\t1\t1\t1\t1\t1\n", ErrRow, "more than 5"},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := filepath.Join(t.TempDir(), "t.targets")
-			os.WriteFile(p, []byte(tc.text), 0o644)
-			_, err := ReadTargets(p, ds)
-			if err == nil || !errors.Is(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
-				t.Fatalf("error %v, want %v containing %q", err, tc.kind, tc.want)
-			}
-		})
-	}
+	}, func(t *testing.T, text string) error {
+		p := filepath.Join(t.TempDir(), "t.targets")
+		os.WriteFile(p, []byte(text), 0o644)
+		_, err := ReadTargets(p, ds)
+		return err
+	})
 	if _, err := ReadTargets(filepath.Join(t.TempDir(), "none"), ds); err == nil {
 		t.Fatal("missing file accepted")
 	}

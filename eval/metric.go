@@ -58,13 +58,18 @@ type Conventions struct {
 	MaxRel int
 }
 
+// EmptyQueryNDCG returns the NDCG of a query without relevant documents, 0
+// or 1: EmptyOne as results, file headers and JSON summaries print it.
+func (c Conventions) EmptyQueryNDCG() int {
+	if c.EmptyOne {
+		return 1
+	}
+	return 0
+}
+
 // String renders the conventions in the form printed with results.
 func (c Conventions) String() string {
-	empty := 0
-	if c.EmptyOne {
-		empty = 1
-	}
-	return fmt.Sprintf("discount=%s empty-query-ndcg=%d err-maxrel=%d", c.Discount, empty, c.MaxRel)
+	return fmt.Sprintf("discount=%s empty-query-ndcg=%d err-maxrel=%d", c.Discount, c.EmptyQueryNDCG(), c.MaxRel)
 }
 
 // Gain returns the DCG gain 2^rel − 1 of a grade.
@@ -110,16 +115,9 @@ func NDCG(labels []uint8, slate []int32, k int, c Conventions) float64 {
 	}
 	ideal := IdealDCG(labels, k, c.Discount)
 	if ideal == 0 {
-		return emptyScore(c)
+		return float64(c.EmptyQueryNDCG())
 	}
 	return DCG(labels, slate, c.Discount) / ideal
-}
-
-func emptyScore(c Conventions) float64 {
-	if c.EmptyOne {
-		return 1
-	}
-	return 0
 }
 
 // ERR returns the expected reciprocal rank of the slate (first k slots):
@@ -143,7 +141,7 @@ func ERR(labels []uint8, slate []int32, k int, c Conventions) float64 {
 func RandomNDCG(labels []uint8, k int, c Conventions) float64 {
 	ideal := IdealDCG(labels, k, c.Discount)
 	if ideal == 0 {
-		return emptyScore(c)
+		return float64(c.EmptyQueryNDCG())
 	}
 	mean := 0.0
 	for _, l := range labels {

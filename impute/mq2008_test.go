@@ -4,12 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/datatest"
 	"github.com/piopt/piopt/eval"
 )
 
@@ -20,10 +19,7 @@ import (
 // change no slate's value: the error on φ itself has a floor, while the
 // error on slate values Σ_j φ̂(j, s_j) − NDCG(s) falls as 1/√n.
 func TestMQ2008TargetError(t *testing.T) {
-	path := filepath.Join("..", "..", "shared", "data", "MQ2008", "Fold1", "train.txt")
-	if _, err := os.Stat(path); err != nil {
-		t.Skipf("skipping: %s not found (../shared/data is absent)", path)
-	}
+	path := datatest.SharedFile(t, "MQ2008", "Fold1", "train.txt")
 	ds, err := data.Load(path, data.ReadOptions{NoCache: true})
 	if err != nil {
 		t.Fatal(err)

@@ -303,11 +303,7 @@ type ConventionsJSON struct {
 
 // NewConventionsJSON describes c for a JSON summary.
 func NewConventionsJSON(c eval.Conventions) ConventionsJSON {
-	e := 0
-	if c.EmptyOne {
-		e = 1
-	}
-	return ConventionsJSON{Discount: c.Discount.String(), EmptyQueryNDCG: e, ERRMaxRel: c.MaxRel, Text: c.String()}
+	return ConventionsJSON{Discount: c.Discount.String(), EmptyQueryNDCG: c.EmptyQueryNDCG(), ERRMaxRel: c.MaxRel, Text: c.String()}
 }
 
 // object is a JSON object that keeps its keys in insertion order.

@@ -108,27 +108,12 @@ func TestScoreMatchesRowsAndThreads(t *testing.T) {
 			}
 		}
 		st := max(L, 1)
-		row := make([]float32, F+L)
-		for q := range ds.NumQueries() {
-			lo, hi := ds.Query(q)
-			lx := 1
-			if L > 0 {
-				lx = min(L, hi-lo)
+		eachPair(ds, L, func(d, j int, row []float32) {
+			want := float64(xgbmodeltest.Predict(xm, row))
+			if got := first[d*st+j]; math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
+				t.Fatalf("L=%d doc %d slot %d: %v, want %v", L, d, j, got, want)
 			}
-			for d := lo; d < hi; d++ {
-				for j := range lx {
-					copy(row, ds.Row(d))
-					clear(row[F:])
-					if L > 0 {
-						row[F+j] = 1
-					}
-					want := float64(xgbmodeltest.Predict(xm, row))
-					if got := first[d*st+j]; math.Abs(got-want) > 1e-5*math.Max(1, math.Abs(want)) {
-						t.Fatalf("L=%d doc %d slot %d: %v, want %v", L, d, j, got, want)
-					}
-				}
-			}
-		}
+		})
 	}
 }
 

@@ -64,17 +64,8 @@ func TestRandomModelsBothFormats(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	values := []float32{0, 1, 2, 3, 4.5, 5, 6, 7, 8, 9, 0.5}
 	for trial := range 20 {
-		F, L := 1+rng.IntN(6), rng.IntN(4)
-		kind := features.KindSUP
-		if L > 0 {
-			kind = features.KindPIOPT
-		}
+		xm, F, L := randomXGB(rng, 6, 30, 40, values)
 		cols := F + L
-		var trees []xgbmodel.Tree
-		for range 1 + rng.IntN(30) {
-			trees = append(trees, xgbmodeltest.RandomTree(rng, cols, 1+rng.IntN(40), values))
-		}
-		xm := newXGB(kind, F, L, float32(rng.NormFloat64()), trees...)
 		rows := 200
 		x := make([]float32, rows*cols)
 		for i := range x {
@@ -127,35 +118,20 @@ func TestModelMetadata(t *testing.T) {
 
 func TestParseModelErrors(t *testing.T) {
 	good := func() *xgbmodel.Model { return newXGB(features.KindSUP, 2, 0, 0, xgbmodeltest.Stump(2, 1, 0.5, 0, 1)) }
-	cases := []struct {
-		name string
-		edit func(m *xgbmodel.Model)
-		want string
-	}{
-		{"no metadata", func(m *xgbmodel.Model) { m.Attrs = map[string]string{} }, "no piopt metadata"},
-		{"columns disagree", func(m *xgbmodel.Model) { m.NumFeature = 3 }, "trained on 3 columns"},
-		{"logistic", func(m *xgbmodel.Model) { m.Objective = "binary:logistic" }, "output transform"},
-		{"dart", func(m *xgbmodel.Model) { m.Booster = "dart" }, "only gbtree"},
-		{"split column out of range", func(m *xgbmodel.Model) { m.Trees[0].Nodes[0].SplitIndex = 2 }, "splits on column 2"},
-		{"cycle", func(m *xgbmodel.Model) { m.Trees[0].Nodes[0].Left = 0 }, "corrupt tree"},
-		{"shared child", func(m *xgbmodel.Model) { m.Trees[0].Nodes[0].Left = 2 }, "corrupt tree"},
-		{"infinite leaf", func(m *xgbmodel.Model) { m.Trees[0].Nodes[1].Value = float32(math.Inf(1)) }, "not finite"},
-		{"no trees", func(m *xgbmodel.Model) { m.Trees = nil }, "no trees"},
-	}
+	cases := append(xgbmodeltest.Corruptions(2),
+		xgbmodeltest.Corruption{Name: "no metadata", Edit: func(m *xgbmodel.Model) { m.Attrs = map[string]string{} }, Want: "no piopt metadata"},
+		xgbmodeltest.Corruption{Name: "columns disagree", Edit: func(m *xgbmodel.Model) { m.NumFeature = 3 }, Want: "trained on 3 columns"})
 	for _, c := range cases {
 		for _, format := range []string{"binary", "json"} {
-			if format == "json" && c.name == "infinite leaf" {
-				continue // JSON has no spelling for Inf
+			if format == "json" && c.BinaryOnly {
+				continue
 			}
 			xm := good()
-			c.edit(xm)
-			b := xgbmodeltest.Binary(xm)
-			if format == "json" {
-				b = xgbmodeltest.JSON(xm)
-			}
+			c.Edit(xm)
+			b := xgbmodeltest.Encode(xm, format)
 			_, err := ParseModel(b, "bad.model")
-			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "bad.model") {
-				t.Errorf("%s (%s): got %v, want an error naming the file and containing %q", c.name, format, err, c.want)
+			if err == nil || !strings.Contains(err.Error(), c.Want) || !strings.Contains(err.Error(), "bad.model") {
+				t.Errorf("%s (%s): got %v, want an error naming the file and containing %q", c.Name, format, err, c.Want)
 			}
 		}
 	}

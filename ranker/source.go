@@ -3,11 +3,11 @@ package ranker
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
 )
 
 // Source scores every document of a dataset; a query's documents are ranked
@@ -69,20 +69,7 @@ func Order(ds *data.Dataset, scores []float64) []int32 {
 	out := make([]int32, ds.NumDocs())
 	for q := range ds.NumQueries() {
 		lo, hi := ds.Query(q)
-		o := out[lo:hi]
-		for i := range o {
-			o[i] = int32(i)
-		}
-		s := scores[lo:hi]
-		slices.SortStableFunc(o, func(a, b int32) int {
-			switch {
-			case s[a] > s[b]:
-				return -1
-			case s[a] < s[b]:
-				return 1
-			}
-			return 0
-		})
+		eval.SortByScore(out[lo:hi], scores[lo:hi])
 	}
 	return out
 }

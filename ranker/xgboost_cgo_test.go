@@ -20,9 +20,9 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/datatest"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/ranker/xgbmodel"
 	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
@@ -33,24 +33,11 @@ var update = flag.Bool("update", false, "regenerate testdata/xgb174-* with XGBoo
 // pair in dataset order (slots 0 gives the rows f(x,a) of a SUP model), and
 // a target for each: the gain of the doc discounted by its slot.
 func pairRows(ds *data.Dataset, L int) (x, y []float32, rows int) {
-	for q := range ds.NumQueries() {
-		lo, hi := ds.Query(q)
-		lx := 1
-		if L > 0 {
-			lx = min(L, hi-lo)
-		}
-		for d := lo; d < hi; d++ {
-			for j := range lx {
-				x = append(x, ds.Row(d)...)
-				x = append(x, make([]float32, L)...)
-				if L > 0 {
-					x[len(x)-L+j] = 1
-				}
-				y = append(y, float32(eval.Gain(ds.Labels[d])/math.Log2(float64(j+2))))
-				rows++
-			}
-		}
-	}
+	eachPair(ds, L, func(d, j int, row []float32) {
+		x = append(x, row...)
+		y = append(y, float32(eval.Gain(ds.Labels[d])/math.Log2(float64(j+2))))
+		rows++
+	})
 	return x, y, rows
 }
 
@@ -170,14 +157,6 @@ func TestInferenceEqualsXGBoost(t *testing.T) {
 	}
 }
 
-func sharedData(t testing.TB) string {
-	dir := filepath.Join("..", "..", "shared", "data")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skip("ranker: ../shared/data not found")
-	}
-	return dir
-}
-
 // On real LETOR data (MQ2008 fold 1): a PI-OPT model of 300 trees × 70
 // leaves trained on the train fold equals XGBoost on the test fold; also
 // logs how often the greedy slate differs from the exact one.
@@ -185,7 +164,7 @@ func TestInferenceEqualsXGBoostMQ2008(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 300 trees")
 	}
-	dir := filepath.Join(sharedData(t), "MQ2008", "Fold1")
+	dir := filepath.Join(datatest.SharedDir(t), "MQ2008", "Fold1")
 	opt := data.ReadOptions{MaxLabel: 4, Features: 46, NoCache: true}
 	train, err := data.Load(filepath.Join(dir, "train.txt"), opt)
 	if err != nil {
@@ -255,17 +234,12 @@ func TestHandMadeFilesLoadInXGBoost(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	values := []float32{0, 1, 2, 3, 4.5, 5, 9}
 	for trial := range 10 {
-		F, L := 1+rng.IntN(5), rng.IntN(4)
+		xm, F, L := randomXGB(rng, 5, 20, 30, values)
+		cols := F + L
 		kind := features.KindSUP
 		if L > 0 {
 			kind = features.KindPIOPT
 		}
-		cols := F + L
-		var trees []xgbmodel.Tree
-		for range 1 + rng.IntN(20) {
-			trees = append(trees, xgbmodeltest.RandomTree(rng, cols, 1+rng.IntN(30), values))
-		}
-		xm := newXGB(kind, F, L, float32(rng.NormFloat64()), trees...)
 		rows := 300
 		x := make([]float32, rows*cols)
 		for i := range x {

@@ -22,7 +22,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -74,18 +73,7 @@ func greedy(scores []float32, m, lx int, slate []int32) {
 // topK fills slate with the k highest-scored docs, ties to the lower doc.
 func topK(scores []float32, slate []int32) {
 	idx := make([]int32, len(scores))
-	for i := range idx {
-		idx[i] = int32(i)
-	}
-	slices.SortStableFunc(idx, func(a, b int32) int {
-		switch {
-		case scores[a] > scores[b]:
-			return -1
-		case scores[a] < scores[b]:
-			return 1
-		}
-		return 0
-	})
+	eval.SortByScore(idx, scores)
 	copy(slate, idx)
 }
 

@@ -14,6 +14,22 @@ func needFit(t *testing.T) {
 	}
 }
 
+// fitOpt is every fit's options: one thread and a fixed seed, so each fit
+// is reproducible.
+var fitOpt = FitOptions{Threads: 1, Seed: 1}
+
+// mustFit returns fit's model, failing t on an error, and closes the model
+// when t ends.
+func mustFit(t *testing.T, fit func() (*Regression, error)) *Regression {
+	t.Helper()
+	r, err := fit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
 // TestFitTreeStepFunction: y = 2·1{x1 > 0.5} + 1{x2 > 0.5} is recovered
 // exactly by a depth-2 tree; a depth-1 tree splits on x1 only and predicts
 // the means of its halves, 2.5 and 0.5 (x2's indicator averages ½).
@@ -36,11 +52,7 @@ func TestFitTreeStepFunction(t *testing.T) {
 		y[i] = 2*step(x[i*cols]) + step(x[i*cols+1])
 	}
 	ctx := context.Background()
-	r, err := FitTree(ctx, x, cols, y, 2, FitOptions{Threads: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := mustFit(t, func() (*Regression, error) { return FitTree(ctx, x, cols, y, 2, fitOpt) })
 	p, err := r.Predict(ctx, x, cols)
 	if err != nil {
 		t.Fatal(err)
@@ -50,11 +62,7 @@ func TestFitTreeStepFunction(t *testing.T) {
 			t.Fatalf("depth 2: row %d (%g, %g) predicted %g, want %g", i, x[i*cols], x[i*cols+1], p[i], y[i])
 		}
 	}
-	r1, err := FitTree(ctx, x, cols, y, 1, FitOptions{Threads: 1, Seed: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r1.Close()
+	r1 := mustFit(t, func() (*Regression, error) { return FitTree(ctx, x, cols, y, 1, fitOpt) })
 	p, _ = r1.Predict(ctx, []float32{0.25, 0.95, 0.75, 0.05}, cols)
 	if math.Abs(p[0]-0.5) > 0.05 || math.Abs(p[1]-2.5) > 0.05 {
 		t.Fatalf("depth 1 predicts %v, want ≈ [0.5 2.5]", p)
@@ -84,12 +92,7 @@ func TestFitLasso(t *testing.T) {
 		mean += float64(y[i]) / rows
 	}
 	ctx := context.Background()
-	opt := FitOptions{Threads: 1, Seed: 1}
-	r, err := FitLasso(ctx, x, cols, y, 0, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r.Close()
+	r := mustFit(t, func() (*Regression, error) { return FitLasso(ctx, x, cols, y, 0, fitOpt) })
 	p, _ := r.Predict(ctx, []float32{0.5, 0.25, 0.9}, cols)
 	if math.Abs(p[0]-1.75) > 1e-3 {
 		t.Fatalf("unpenalised fit predicts %g at (0.5, 0.25, 0.9), want 1.75", p[0])
@@ -108,20 +111,12 @@ func TestFitLasso(t *testing.T) {
 		v1 += (float64(x1[i]) - m1) * (float64(x1[i]) - m1) / rows
 	}
 	const alpha = 0.05
-	r1, err := FitLasso(ctx, x1, 1, y1, alpha, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r1.Close()
+	r1 := mustFit(t, func() (*Regression, error) { return FitLasso(ctx, x1, 1, y1, alpha, fitOpt) })
 	p, _ = r1.Predict(ctx, []float32{0, 1}, 1)
 	if w := p[1] - p[0]; math.Abs(w-(2-alpha/v1)) > 1e-3 {
 		t.Fatalf("lasso slope %g, want 2 − α/var = %g", w, 2-alpha/v1)
 	}
-	r10, err := FitLasso(ctx, x, cols, y, 10, opt)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer r10.Close()
+	r10 := mustFit(t, func() (*Regression, error) { return FitLasso(ctx, x, cols, y, 10, fitOpt) })
 	p, _ = r10.Predict(ctx, []float32{0.5, 0.25, 0.9, 0, 1, 0}, cols)
 	if math.Abs(p[0]-mean) > 1e-4 || math.Abs(p[1]-mean) > 1e-4 {
 		t.Fatalf("heavily penalised fit predicts %v, want the mean %g", p, mean)

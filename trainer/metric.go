@@ -98,21 +98,8 @@ func (e *evaluator) eval(p []float32) float64 {
 	lo := 0
 	for _, g := range e.groups {
 		hi := lo + int(g)
-		e.order = e.order[:0]
-		for i := range hi - lo {
-			e.order = append(e.order, int32(i))
-		}
-		ps := p[lo:hi]
-		// Best score first; ties by position, so the order is reproducible.
-		slices.SortStableFunc(e.order, func(a, b int32) int {
-			switch {
-			case ps[a] > ps[b]:
-				return -1
-			case ps[a] < ps[b]:
-				return 1
-			}
-			return 0
-		})
+		e.order = slices.Grow(e.order[:0], hi-lo)[:hi-lo]
+		eval.SortByScore(e.order, p[lo:hi])
 		sum += eval.NDCG(e.grades[lo:hi], e.order[:min(e.m.k, hi-lo)], e.m.k, conv)
 		lo = hi
 	}

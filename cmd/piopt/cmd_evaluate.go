@@ -7,7 +7,6 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -122,11 +121,10 @@ func runEvaluate(c *cli.Context) error {
 // and --slate.
 func evaluateOptions(c *cli.Context) (offpolicy.EvalOptions, ranker.SlateMethod, error) {
 	var method ranker.SlateMethod
-	est, err := offpolicy.ParseEstimators(c.String("estimators"))
+	est, err := opeEstimators(c)
 	if err != nil {
-		return offpolicy.EvalOptions{}, method, fmt.Errorf("--estimators: %w", err)
+		return offpolicy.EvalOptions{}, method, err
 	}
-	dropDMWithoutCgo(&est)
 	delta := c.Float64("delta")
 	if !(delta > 0 && delta < 1) {
 		return offpolicy.EvalOptions{}, method, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
@@ -152,24 +150,18 @@ func evaluateOptions(c *cli.Context) (offpolicy.EvalOptions, ranker.SlateMethod,
 // plan of the estimators (with the reward's scorer when the log names a
 // metric).
 func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, metric eval.Metric, haveMetric bool) (*offpolicy.Plan, *offpolicy.Target, error) {
-	ctx := c.Context
 	popt, err := opePolicyOptions(c)
 	if err != nil {
 		return nil, nil, err
 	}
-	cands, err := ls.Candidates(ctx, ds, popt)
+	cands, target, err := opePolicies(c, ds, ls, method, popt)
 	if err != nil {
 		return nil, nil, err
 	}
-	target, err := policy.ResolveTarget(ctx, c.String("target"), cands, ls.Slots, method, popt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("--target: %w", err)
-	}
-	setup := offpolicy.Setup{Candidates: cands, Gammas: impute.NewGammaCache(ls.Logging, impute.GammaOptions{Seed: c.Uint64("seed")}),
-		Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
+	var scored *eval.Metric
 	if haveMetric {
-		setup.Scorer = eval.NewScorer(metric, cands.Labels(), cands.Offsets())
+		scored = &metric
 	}
-	plan, err := offpolicy.Prepare(ctx, setup)
+	plan, err := opePrepare(c, ls, cands, target, scored)
 	return plan, target, err
 }

@@ -1,15 +1,12 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"runtime"
 	"time"
 
 	"github.com/piopt/piopt/data/atomicfile"
-	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -60,17 +57,15 @@ on the second half.`,
 }
 
 func runEvaluateSweep(c *cli.Context) error {
-	ctx := c.Context
 	ls, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
 		return err
 	}
 	slots := ls.Slots
-	est, err := offpolicy.ParseEstimators(c.String("estimators"))
+	est, err := opeEstimators(c)
 	if err != nil {
-		return fmt.Errorf("--estimators: %w", err)
+		return err
 	}
-	dropDMWithoutCgo(&est)
 	n, runs := c.Int64("samples"), c.Int("runs")
 	if n < 1 || runs < 1 {
 		return fmt.Errorf("--samples %d and --runs %d must be ≥ 1", n, runs)
@@ -94,18 +89,13 @@ func runEvaluateSweep(c *cli.Context) error {
 	}
 	tLoad := time.Since(t0)
 	t0 = time.Now()
-	cands, err := ls.Candidates(ctx, ds, popt)
+	cands, target, err := opePolicies(c, ds, ls, method, popt)
 	if err != nil {
 		return err
 	}
-	target, err := policy.ResolveTarget(ctx, c.String("target"), cands, slots, method, popt)
-	if err != nil {
-		return fmt.Errorf("--target: %w", err)
-	}
 	tPolicies := time.Since(t0)
 	t0 = time.Now()
-	plan, err := offpolicy.Prepare(ctx, offpolicy.Setup{Candidates: cands, Gammas: impute.NewGammaCache(ls.Logging, impute.GammaOptions{Seed: c.Uint64("seed")}),
-		Slots: slots, Target: target, Scorer: eval.NewScorer(metric, cands.Labels(), cands.Offsets()), Threads: c.Int("threads")})
+	plan, err := opePrepare(c, ls, cands, target, &metric)
 	if err != nil {
 		return err
 	}
@@ -144,18 +134,12 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 // writeSweepFiles writes --json and --html.
 func writeSweepFiles(c *cli.Context, out *offpolicy.SweepReport) error {
 	if p := c.String("json"); p != "" {
-		b, err := json.MarshalIndent(out, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(p, append(b, '\n')); err != nil {
+		if err := writeJSON(p, out); err != nil {
 			return err
 		}
 	}
 	if p := c.String("html"); p != "" {
-		if err := atomicfile.WriteFile(p, out.HTML()); err != nil {
-			return err
-		}
+		return atomicfile.WriteFile(p, out.HTML())
 	}
 	return nil
 }

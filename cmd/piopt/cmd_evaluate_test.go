@@ -3,42 +3,20 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// writeOPELETOR writes 30 queries of 3..20 docs with 4 features, grades 0..2.
-func writeOPELETOR(t *testing.T, dir string) string {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(8, 9))
-	var b strings.Builder
-	for q := range 30 {
-		for range 3 + rng.IntN(18) {
-			fmt.Fprintf(&b, "%d qid:%d", rng.IntN(3), 100+q)
-			for f := 1; f <= 4; f++ {
-				fmt.Fprintf(&b, " %d:%.3f", f, rng.Float64())
-			}
-			b.WriteString("\n")
-		}
-	}
-	p := filepath.Join(dir, "data.txt")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// opeLETOR is 30 queries of 3..20 docs.
+var opeLETOR = letorSpec{file: "data.txt", seed: 8, queries: 30, minDocs: 3, maxDocs: 20, qid0: 100}
 
 // TestEvaluateJSONAndSweepAgree simulates a log, evaluates a target on it,
 // and checks the JSON keys and that evaluate-sweep's estimate of the same
 // seed at the same n is the same number.
 func TestEvaluateJSONAndSweepAgree(t *testing.T) {
-	dir := t.TempDir()
-	d := writeOPELETOR(t, dir)
-	common := []string{"--data", d, "--no-cache", "--max-label", "2"}
+	dir, common := letorCommand(t, opeLETOR)
 	log := filepath.Join(dir, "x.log")
 	if err := runPiopt(t, append([]string{"simulate", "--slots", "3", "--metric", "ndcg", "--logging", "pa:1", "--rank-by", "feature:2",
 		"--candidates", "8", "--samples", "20000", "--seed", "5", "--out", log}, common...)...); err != nil {
@@ -118,9 +96,7 @@ func TestEvaluateJSONAndSweepAgree(t *testing.T) {
 }
 
 func TestEvaluateRefusesMismatchedLog(t *testing.T) {
-	dir := t.TempDir()
-	d := writeOPELETOR(t, dir)
-	common := []string{"--data", d, "--no-cache", "--max-label", "2"}
+	dir, common := letorCommand(t, opeLETOR)
 	log := filepath.Join(dir, "x.log")
 	if err := runPiopt(t, append([]string{"simulate", "--slots", "3", "--logging", "uniform", "--samples", "100", "--out", log}, common...)...); err != nil {
 		t.Fatal(err)

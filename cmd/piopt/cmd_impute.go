@@ -6,7 +6,6 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -159,22 +158,15 @@ func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.St
 	if err != nil {
 		return nil, policy.Setup{}, nil, err
 	}
-	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
+	sim, metric, err := newSimulation(c, ds, setup)
 	if err != nil {
 		return nil, policy.Setup{}, nil, err
 	}
-	metric, err := simulationMetric(c, ds, setup.Slots)
-	if err != nil {
-		return nil, policy.Setup{}, nil, err
-	}
-	seed := c.Uint64("seed")
-	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: seed,
-		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}
 	bar := progress.New(os.Stderr, "impute --simulate", n, "samples")
 	st, err := sim.Stats(c.Context, n, 0, bar.Add)
 	bar.Done()
 	if err != nil {
 		return nil, policy.Setup{}, nil, err
 	}
-	return st, setup, setup.Header(c.String("data"), ds, metric, n, seed), nil
+	return st, setup, setup.Header(c.String("data"), ds, metric, n, sim.Seed), nil
 }

@@ -2,58 +2,20 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
 
-// writeImputeLETOR writes a small LETOR file: 25 queries of 1..30 docs, 4
-// features, grades 0..2.
-func writeImputeLETOR(t *testing.T, dir string) string {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(3, 4))
-	var b strings.Builder
-	for q := range 25 {
-		n := 1 + rng.IntN(30)
-		for range n {
-			fmt.Fprintf(&b, "%d qid:%d", rng.IntN(3), 500+q)
-			for f := 1; f <= 4; f++ {
-				fmt.Fprintf(&b, " %d:%.3f", f, rng.Float64())
-			}
-			b.WriteString("\n")
-		}
-	}
-	p := filepath.Join(dir, "train.txt")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
-func runPiopt(t *testing.T, args ...string) error {
-	t.Helper()
-	return newApp().RunContext(context.Background(), append([]string{"piopt"}, args...))
-}
-
-func mustRead(t *testing.T, p string) []byte {
-	t.Helper()
-	b, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
+// imputeLETOR is 25 queries of 1..30 docs.
+var imputeLETOR = letorSpec{file: "train.txt", seed: 3, queries: 25, minDocs: 1, maxDocs: 30, qid0: 500}
 
 // simulate followed by impute --logs gives the same bytes as the fused
 // impute --simulate, and the same seed gives the same log.
 func TestImputeFusedEqualsLog(t *testing.T) {
-	dir := t.TempDir()
-	d := writeImputeLETOR(t, dir)
-	common := []string{"--data", d, "--no-cache", "--max-label", "2"}
+	dir, common := letorCommand(t, imputeLETOR)
 	for i, pol := range [][]string{
 		{"--slots", "3", "--logging", "uniform"},
 		{"--slots", "4", "--logging", "eps:0.2,pa:1", "--rank-by", "feature:2", "--candidates", "8", "--per-sample"},
@@ -97,10 +59,8 @@ func TestImputeFusedEqualsLog(t *testing.T) {
 // A log whose header disagrees with the flags is refused, and no output
 // file appears.
 func TestImputeRefusesMismatchedLog(t *testing.T) {
-	dir := t.TempDir()
-	d := writeImputeLETOR(t, dir)
+	dir, common := letorCommand(t, imputeLETOR)
 	log := filepath.Join(dir, "u.log")
-	common := []string{"--data", d, "--no-cache", "--max-label", "2"}
 	if err := runPiopt(t, append([]string{"simulate", "--slots", "2", "--logging", "uniform", "--samples", "100", "--out", log}, common...)...); err != nil {
 		t.Fatal(err)
 	}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -158,13 +157,7 @@ func writeRankFiles(c *cli.Context, ds *data.Dataset, rep *ranker.Report, kind s
 		}
 	}
 	if p := c.String("json"); p != "" {
-		b, err := json.MarshalIndent(rep, "", "  ")
-		if err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(p, append(b, '\n')); err != nil {
-			return err
-		}
+		return writeJSON(p, rep)
 	}
 	return nil
 }

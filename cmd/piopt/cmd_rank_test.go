@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,31 +18,13 @@ import (
 // XGBoost 1.7.4 (see ranker/testdata).
 var fixtureModel = filepath.Join("..", "..", "ranker", "testdata", "xgb174-pi-opt.model")
 
-// writeRankLETOR writes a test fold with 4 features: 12 queries of 1..9
-// docs (some shorter than 3 slots), grades 0..2.
-func writeRankLETOR(t *testing.T, dir string) string {
-	t.Helper()
-	rng := rand.New(rand.NewPCG(8, 9))
-	var b strings.Builder
-	for q := range 12 {
-		for range 1 + rng.IntN(9) {
-			fmt.Fprintf(&b, "%d qid:%d", rng.IntN(3), 700+q)
-			for f := 1; f <= 4; f++ {
-				fmt.Fprintf(&b, " %d:%d", f, rng.IntN(10))
-			}
-			b.WriteString("\n")
-		}
-	}
-	p := filepath.Join(dir, "test.txt")
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
+// rankLETOR is a test fold of 12 queries of 1..9 docs, some shorter than
+// the model's 3 slots, with integer features.
+var rankLETOR = letorSpec{file: "test.txt", seed: 8, queries: 12, minDocs: 1, maxDocs: 9, qid0: 700, intFeatures: true}
 
 func TestPredictCommand(t *testing.T) {
 	dir := t.TempDir()
-	d := writeRankLETOR(t, dir)
+	d := writeLETOR(t, dir, rankLETOR)
 	out := filepath.Join(dir, "scores.tsv")
 	if err := runPiopt(t, "predict", "--data", d, "--model", fixtureModel, "--out", out, "--no-cache", "--max-label", "2"); err != nil {
 		t.Fatal(err)
@@ -83,7 +64,7 @@ func TestPredictCommand(t *testing.T) {
 
 func TestRankCommand(t *testing.T) {
 	dir := t.TempDir()
-	d := writeRankLETOR(t, dir)
+	d := writeLETOR(t, dir, rankLETOR)
 	run, js, pq := filepath.Join(dir, "test.run"), filepath.Join(dir, "summary.json"), filepath.Join(dir, "perquery.tsv")
 	args := []string{"rank", "--data", d, "--model", fixtureModel, "--out", run, "--json", js, "--per-query", pq,
 		"--no-cache", "--max-label", "2", "--seed", "3"}

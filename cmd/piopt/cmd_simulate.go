@@ -61,6 +61,22 @@ func simulationMetric(c *cli.Context, ds *data.Dataset, slots int) (eval.Metric,
 	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, nil
 }
 
+// newSimulation sets up the simulation of setup's logging policy on ds
+// (simulate, impute --simulate): the candidates, the reward metric and
+// --seed.
+func newSimulation(c *cli.Context, ds *data.Dataset, setup policy.Setup) (*impute.Simulation, eval.Metric, error) {
+	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
+	if err != nil {
+		return nil, eval.Metric{}, err
+	}
+	metric, err := simulationMetric(c, ds, setup.Slots)
+	if err != nil {
+		return nil, eval.Metric{}, err
+	}
+	return &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: c.Uint64("seed"),
+		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}, metric, nil
+}
+
 func runSimulate(c *cli.Context) error {
 	setup, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
@@ -74,17 +90,11 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
+	sim, metric, err := newSimulation(c, ds, setup)
 	if err != nil {
 		return err
 	}
-	metric, err := simulationMetric(c, ds, slots)
-	if err != nil {
-		return err
-	}
-	seed := c.Uint64("seed")
-	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: slots, Seed: seed,
-		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}
+	cands := sim.Candidates
 
 	out := c.String("out")
 	f, err := atomicfile.Create(out)
@@ -92,7 +102,7 @@ func runSimulate(c *cli.Context) error {
 		return err
 	}
 	defer f.Abort()
-	lw, err := data.NewLogWriter(f, setup.Header(c.String("data"), ds, metric, n, seed))
+	lw, err := data.NewLogWriter(f, setup.Header(c.String("data"), ds, metric, n, sim.Seed))
 	if err != nil {
 		return err
 	}

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -12,16 +10,6 @@ import (
 
 	"github.com/piopt/piopt/data"
 )
-
-// runCapture runs the CLI and returns what it printed.
-func runCapture(t *testing.T, args ...string) (string, error) {
-	t.Helper()
-	app := newApp()
-	var out bytes.Buffer
-	app.Writer = &out
-	err := app.RunContext(context.Background(), append([]string{"piopt"}, args...))
-	return out.String(), err
-}
 
 func TestSynthAndStatsCommands(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "folds")

@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -104,4 +106,14 @@ func setupFlags(c *cli.Context) policy.Flags {
 		SlotsSet: c.IsSet("slots"), LoggingSet: c.IsSet("logging"), RankBySet: c.IsSet("rank-by"),
 		CandidatesSet: c.IsSet("candidates"), MetricSet: c.IsSet("metric"),
 	}
+}
+
+// writeJSON writes v as indented JSON and a newline to path, replacing the
+// file only once all of it is written: the form of every --json summary.
+func writeJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(path, append(b, '\n'))
 }

@@ -6,8 +6,12 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -25,14 +29,44 @@ func opeFlags() []cli.Flag {
 	}
 }
 
-// dropDMWithoutCgo removes the DM estimators from a build without cgo
-// (they train on XGBoost) and says so, so the others still run.
-func dropDMWithoutCgo(est *offpolicy.Estimators) {
-	if trainer.Available || len(est.DM) == 0 {
-		return
+// opeEstimators reads --estimators. A build without cgo leaves out the DM
+// estimators (they train on XGBoost) and says so, so the others still run.
+func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
+	est, err := offpolicy.ParseEstimators(c.String("estimators"))
+	if err != nil {
+		return est, fmt.Errorf("--estimators: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "piopt: warning: DM left out: %v\n", trainer.ErrNoCgo)
-	est.DM = nil
+	if !trainer.Available && len(est.DM) > 0 {
+		fmt.Fprintf(os.Stderr, "piopt: warning: DM left out: %v\n", trainer.ErrNoCgo)
+		est.DM = nil
+	}
+	return est, nil
+}
+
+// opePolicies builds the logging setup's candidates and, over them, the
+// --target policy: the two policies evaluate and evaluate-sweep compare.
+func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, popt policy.Options) (*impute.Candidates, *offpolicy.Target, error) {
+	cands, err := ls.Candidates(c.Context, ds, popt)
+	if err != nil {
+		return nil, nil, err
+	}
+	target, err := policy.ResolveTarget(c.Context, c.String("target"), cands, ls.Slots, method, popt)
+	if err != nil {
+		return nil, nil, fmt.Errorf("--target: %w", err)
+	}
+	return cands, target, nil
+}
+
+// opePrepare prepares the estimators' plan for target against the logging
+// setup ls, with Γ seeded by --seed. A non-nil metric scores slates with the
+// dataset's labels (the true value, and the rewards of simulated logs).
+func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, target *offpolicy.Target, metric *eval.Metric) (*offpolicy.Plan, error) {
+	setup := offpolicy.Setup{Candidates: cands, Gammas: impute.NewGammaCache(ls.Logging, impute.GammaOptions{Seed: c.Uint64("seed")}),
+		Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
+	if metric != nil {
+		setup.Scorer = eval.NewScorer(*metric, cands.Labels(), cands.Offsets())
+	}
+	return offpolicy.Prepare(c.Context, setup)
 }
 
 // opeRegressors returns DM's regression models fitted with the given

@@ -5,17 +5,23 @@ import (
 	"testing"
 )
 
+// mslrPlan prepares the paper's large setting, which every benchmark here
+// measures: M = 100 candidates, ℓ = 10 slots, p_1 logging, on queries of
+// 120 documents with 4 features.
+func mslrPlan(b *testing.B, queries int) *Plan {
+	sizes := make([]int, queries)
+	for i := range sizes {
+		sizes[i] = 120
+	}
+	return prepare(b, setup(b, testData(sizes, 4, 1), 100, 10, "pa:1"))
+}
+
 // BenchmarkSweepMSLRShape measures the fused streaming pass of the sweep
 // (simulate a slate, score it, PI weight, IPS match, sums) at the paper's
 // large setting: M = 100 candidates, ℓ = 10 slots, p_1 logging, on 600
 // queries of 120 documents. It reports ns per logged sample.
 func BenchmarkSweepMSLRShape(b *testing.B) {
-	sizes := make([]int, 600)
-	for i := range sizes {
-		sizes[i] = 120
-	}
-	ds := testData(sizes, 4, 1)
-	p := prepare(b, setup(b, ds, 100, 10, "pa:1"))
+	p := mslrPlan(b, 600)
 	est, _ := ParseEstimators("pi,wpi,ips,wips,onpolicy")
 	const n = 200000
 	b.ResetTimer()
@@ -31,12 +37,7 @@ func BenchmarkSweepMSLRShape(b *testing.B) {
 // streaming estimator with a 200-replicate bootstrap, as `piopt evaluate`
 // does (M = 100, ℓ = 10, p_1).
 func BenchmarkEvaluatorAdd(b *testing.B) {
-	sizes := make([]int, 100)
-	for i := range sizes {
-		sizes[i] = 120
-	}
-	ds := testData(sizes, 4, 1)
-	p := prepare(b, setup(b, ds, 100, 10, "pa:1"))
+	p := mslrPlan(b, 100)
 	ev, _ := p.NewEvaluator(EvalOptions{Estimators: Estimators{PI: true, WPI: true, IPS: true, WIPS: true},
 		Intervals: Intervals{Delta: 0.05, RewardHi: 1, Bootstrap: 200}})
 	slate := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}

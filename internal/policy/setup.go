@@ -198,11 +198,8 @@ func (s Setup) Header(dataPath string, ds *data.Dataset, m eval.Metric, samples 
 		"queries":          strconv.Itoa(ds.NumQueries()),
 		"docs":             strconv.Itoa(ds.NumDocs()),
 		"discount":         m.Discount.String(),
-		"empty-query-ndcg": "0",
+		"empty-query-ndcg": strconv.Itoa(m.EmptyQueryNDCG()),
 		"err-maxrel":       strconv.Itoa(m.MaxRel),
-	}
-	if m.EmptyOne {
-		h["empty-query-ndcg"] = "1"
 	}
 	if s.RankBy != "" {
 		h["rank-by"] = s.RankBy

@@ -123,33 +123,17 @@ func TestTransformFixesLeaves(t *testing.T) {
 }
 
 func TestDecodeErrors(t *testing.T) {
-	cases := []struct {
-		name string
-		edit func(m *xgbmodel.Model)
-		want string
-	}{
-		{"logistic", func(m *xgbmodel.Model) { m.Objective = "binary:logistic" }, "output transform"},
-		{"dart", func(m *xgbmodel.Model) { m.Booster = "dart" }, "only gbtree"},
-		{"split column out of range", func(m *xgbmodel.Model) { m.Trees[0].Nodes[0].SplitIndex = 5 }, "splits on column 5"},
-		{"cycle", func(m *xgbmodel.Model) { m.Trees[0].Nodes[0].Left = 0 }, "corrupt tree"},
-		{"shared child", func(m *xgbmodel.Model) { m.Trees[0].Nodes[0].Left = 2 }, "corrupt tree"},
-		{"infinite leaf", func(m *xgbmodel.Model) { m.Trees[0].Nodes[1].Value = float32(math.Inf(1)) }, "not finite"},
-		{"no trees", func(m *xgbmodel.Model) { m.Trees = nil }, "no trees"},
-		{"no columns", func(m *xgbmodel.Model) { m.NumFeature = 0 }, "0 input columns"},
-	}
+	cases := append(xgbmodeltest.Corruptions(5), xgbmodeltest.Corruption{
+		Name: "no columns", Edit: func(m *xgbmodel.Model) { m.NumFeature = 0 }, Want: "0 input columns"})
 	for _, c := range cases {
 		for _, format := range []string{"binary", "json"} {
-			if format == "json" && c.name == "infinite leaf" {
-				continue // JSON has no spelling for Inf
+			if format == "json" && c.BinaryOnly {
+				continue
 			}
 			xm := model()
-			c.edit(xm)
-			b := xgbmodeltest.Binary(xm)
-			if format == "json" {
-				b = xgbmodeltest.JSON(xm)
-			}
-			if _, err := xgbmodel.Decode(b); err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Errorf("%s (%s): got %v, want an error containing %q", c.name, format, err, c.want)
+			c.Edit(xm)
+			if _, err := xgbmodel.Decode(xgbmodeltest.Encode(xm, format)); err == nil || !strings.Contains(err.Error(), c.Want) {
+				t.Errorf("%s (%s): got %v, want an error containing %q", c.Name, format, err, c.Want)
 			}
 		}
 	}

@@ -128,6 +128,15 @@ func lastError(fn string) error {
 	return &Error{Func: fn, Msg: cleanMessage(C.GoString(C.XGBGetLastError()))}
 }
 
+// check turns the return code of the C call fn into an error; like
+// lastError it must run on the call's locked OS thread, right after it.
+func check(rc C.int, fn string) error {
+	if rc != 0 {
+		return lastError(fn)
+	}
+	return nil
+}
+
 func f32ptr(s []float32) *C.float {
 	if len(s) == 0 {
 		return nil
@@ -265,10 +274,7 @@ func (m *DMatrix) Close() error {
 	defer runtime.UnlockOSThread()
 	rc := C.XGDMatrixFree(m.h)
 	m.h = nil
-	if rc != 0 {
-		return lastError("XGDMatrixFree")
-	}
-	return nil
+	return check(rc, "XGDMatrixFree")
 }
 
 func (m *DMatrix) setFloat(field string, v []float32) error {
@@ -284,10 +290,7 @@ func (m *DMatrix) setFloat(field string, v []float32) error {
 	defer runtime.UnlockOSThread()
 	rc := C.XGDMatrixSetFloatInfo(m.h, cf, f32ptr(v), C.bst_ulong(len(v)))
 	runtime.KeepAlive(v)
-	if rc != 0 {
-		return lastError("XGDMatrixSetFloatInfo(" + field + ")")
-	}
-	return nil
+	return check(rc, "XGDMatrixSetFloatInfo("+field+")")
 }
 
 // SetLabels sets one label per row.
@@ -311,10 +314,7 @@ func (m *DMatrix) SetGroups(g []uint32) error {
 	defer runtime.UnlockOSThread()
 	rc := C.XGDMatrixSetUIntInfo(m.h, cf, (*C.unsigned)(unsafe.Pointer(&g[0])), C.bst_ulong(len(g)))
 	runtime.KeepAlive(g)
-	if rc != 0 {
-		return lastError("XGDMatrixSetUIntInfo(group)")
-	}
-	return nil
+	return check(rc, "XGDMatrixSetUIntInfo(group)")
 }
 
 // FloatInfo returns a copy of a float field: "label", "weight" or
@@ -437,10 +437,7 @@ func newBooster(cache []*DMatrix) (*Booster, error) {
 		if len(hs) > 0 {
 			arr = &hs[0]
 		}
-		if C.XGBoosterCreate(arr, C.bst_ulong(len(hs)), out) != 0 {
-			return lastError("XGBoosterCreate")
-		}
-		return nil
+		return check(C.XGBoosterCreate(arr, C.bst_ulong(len(hs)), out), "XGBoosterCreate")
 	})
 	runtime.KeepAlive(cache)
 	return b, err
@@ -481,36 +478,39 @@ func LoadBooster(model []byte) (*Booster, error) {
 
 // Close frees the booster and ends its thread; closing twice is harmless.
 func (b *Booster) Close() error {
-	if b == nil {
-		return nil
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.s.w == nil {
-		return nil
-	}
-	b.cleanup.Stop()
-	var err error
-	if rc := b.s.free(); rc != 0 {
-		err = &Error{Func: "XGBoosterFree", Msg: "failed"}
-	}
-	b.s = boosterState{}
-	return err
+	return b.ifOpen(nil, func() error {
+		b.cleanup.Stop()
+		var err error
+		if rc := b.s.free(); rc != 0 {
+			err = &Error{Func: "XGBoosterFree", Msg: "failed"}
+		}
+		b.s = boosterState{}
+		return err
+	})
 }
 
 // do runs f on b's thread with b locked, or returns ErrClosed.
 func (b *Booster) do(f func(h C.BoosterHandle) error) error {
+	return b.ifOpen(ErrClosed, func() error {
+		var err error
+		b.s.w.run(func() { err = f(b.s.h) })
+		return err
+	})
+}
+
+// ifOpen runs f with b locked if b is open (not nil, not closed), else
+// returns closed: the one test of openness, under the lock, so that Close
+// and every call agree.
+func (b *Booster) ifOpen(closed error, f func() error) error {
 	if b == nil {
-		return ErrClosed
+		return closed
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.s.w == nil {
-		return ErrClosed
+		return closed
 	}
-	var err error
-	b.s.w.run(func() { err = f(b.s.h) })
-	return err
+	return f()
 }
 
 // SetParam sets one parameter.
@@ -542,10 +542,7 @@ func (b *Booster) Update(iter int, train *DMatrix) error {
 		if train.quantile && train.maxBin != b.maxBin {
 			return fmt.Errorf("xgboost: booster max_bin %d, but the quantile matrix was cut with %d bins", b.maxBin, train.maxBin)
 		}
-		if C.XGBoosterUpdateOneIter(h, C.int(iter), train.h) != 0 {
-			return lastError("XGBoosterUpdateOneIter")
-		}
-		return nil
+		return check(C.XGBoosterUpdateOneIter(h, C.int(iter), train.h), "XGBoosterUpdateOneIter")
 	})
 	runtime.KeepAlive(train)
 	return err
@@ -687,10 +684,7 @@ func (b *Booster) Load(model []byte) error {
 		return fmt.Errorf("xgboost: empty model")
 	}
 	err := b.do(func(h C.BoosterHandle) error {
-		if C.XGBoosterLoadModelFromBuffer(h, unsafe.Pointer(&model[0]), C.bst_ulong(len(model))) != 0 {
-			return lastError("XGBoosterLoadModelFromBuffer")
-		}
-		return nil
+		return check(C.XGBoosterLoadModelFromBuffer(h, unsafe.Pointer(&model[0]), C.bst_ulong(len(model))), "XGBoosterLoadModelFromBuffer")
 	})
 	runtime.KeepAlive(model)
 	return err
@@ -700,10 +694,7 @@ func (b *Booster) Load(model []byte) error {
 func (b *Booster) Rounds() (int, error) {
 	var n C.int
 	err := b.do(func(h C.BoosterHandle) error {
-		if C.XGBoosterBoostedRounds(h, &n) != 0 {
-			return lastError("XGBoosterBoostedRounds")
-		}
-		return nil
+		return check(C.XGBoosterBoostedRounds(h, &n), "XGBoosterBoostedRounds")
 	})
 	return int(n), err
 }
@@ -712,10 +703,7 @@ func (b *Booster) Rounds() (int, error) {
 func (b *Booster) NumFeatures() (int, error) {
 	var n C.bst_ulong
 	err := b.do(func(h C.BoosterHandle) error {
-		if C.XGBoosterGetNumFeature(h, &n) != 0 {
-			return lastError("XGBoosterGetNumFeature")
-		}
-		return nil
+		return check(C.XGBoosterGetNumFeature(h, &n), "XGBoosterGetNumFeature")
 	})
 	return int(n), err
 }
@@ -755,10 +743,7 @@ func (b *Booster) SetAttr(key, value string) error {
 	defer C.free(unsafe.Pointer(ck))
 	defer C.free(unsafe.Pointer(cv))
 	return b.do(func(h C.BoosterHandle) error {
-		if C.XGBoosterSetAttr(h, ck, cv) != 0 {
-			return lastError("XGBoosterSetAttr(" + key + ")")
-		}
-		return nil
+		return check(C.XGBoosterSetAttr(h, ck, cv), "XGBoosterSetAttr("+key+")")
 	})
 }
 
@@ -767,10 +752,7 @@ func (b *Booster) DeleteAttr(key string) error {
 	ck := C.CString(key)
 	defer C.free(unsafe.Pointer(ck))
 	return b.do(func(h C.BoosterHandle) error {
-		if C.XGBoosterSetAttr(h, ck, nil) != 0 {
-			return lastError("XGBoosterSetAttr(" + key + ")")
-		}
-		return nil
+		return check(C.XGBoosterSetAttr(h, ck, nil), "XGBoosterSetAttr("+key+")")
 	})
 }
 

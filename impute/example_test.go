@@ -35,3 +35,23 @@ func ExampleComputeTargets() {
 	// doc 3 slot 1: -0.05
 	// doc 3 slot 2:  0.05
 }
+
+// Greedy and Exact slates on slot-action scores where greedy loses: the
+// best single pair (doc 0 in slot 1) forces doc 1 into slot 2, where it
+// scores little; the optimum gives slot 1 to doc 1 instead.
+func ExampleSlateSolver() {
+	const m = 3 // candidates; w[j*m+a] is doc a's score in slot j+1
+	w := []float64{
+		10, 9, 0, // slot 1
+		8, 1, 0, // slot 2
+	}
+	var s impute.SlateSolver
+	slate := make([]int32, 2) // ℓ = 2 slots
+	g := s.Greedy(w, m, slate)
+	fmt.Println("greedy:", slate, g)
+	e := s.Exact(w, m, slate)
+	fmt.Println("exact: ", slate, e)
+	// Output:
+	// greedy: [0 1] 11
+	// exact:  [1 0] 17
+}

@@ -18,7 +18,7 @@ func evaluateSweepCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards and the true value"},
 		&cli.IntFlag{Name: "slots", Value: 5, Usage: "slate length `L`"},
-		&cli.IntFlag{Name: "candidates", Value: 10, Usage: "each query's top `M` docs by --rank-by are its candidates (0: all)"},
+		&cli.IntFlag{Name: "candidates", Value: 10, Usage: "each query's top `M` docs (by --rank-by, else by position) are its candidates (0: all)"},
 		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging policy `SPEC`: uniform, pa:ALPHA or eps:E,POLICY"},
 		&cli.StringFlag{Name: "rank-by", Usage: "logging-side ranker `SPEC` (same spellings as --target): candidates and pa ranks"},
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "reward `METRIC`: ndcg or err, at k = L"},
@@ -35,9 +35,10 @@ func evaluateSweepCommand() *cli.Command {
 		Name:  "evaluate-sweep",
 		Usage: "the paper's semi-synthetic evaluation: RMSE of every estimator against the true value as the log grows",
 		Description: `evaluate-sweep runs the protocol of the paper's Sec. 4.1. Every query's top-M
-docs by the logging-side ranker (--rank-by) are its candidates; R independent
-logs of N samples are simulated with contexts uniform over the queries, slates
-from the logging policy over the candidates and the slate's metric as reward;
+docs by the logging-side ranker (--rank-by; without it, the first M by
+position) are its candidates; R independent logs of N samples are simulated
+with contexts uniform over the queries, slates from the logging policy over
+the candidates and the slate's metric as reward;
 every estimator of the target policy's value (its top L candidates) is computed
 on the prefixes of each log on a log-spaced grid, and compared with the true
 value V(π) = mean over queries of the metric of the target slate, exact from

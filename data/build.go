@@ -154,6 +154,10 @@ func (b *builder) reserve(nd int, rawPos int64, line int) error {
 		// Never reserve beyond the size check's bound for the whole input.
 		docs = min(docs, max(nd, int(b.limitBytes(b.total)/int64(4*max(b.stride, 1)))))
 	}
+	if avail, ok := memAvailable(); ok {
+		// Nor beyond the memory available (checkSize passed for nd).
+		docs = min(docs, max(nd, int(avail/int64(4*max(b.stride, 1)))))
+	}
 	nf := make([]float32, need, docs*b.stride)
 	copy(nf, b.feat)
 	b.feat = nf
@@ -167,15 +171,27 @@ func (b *builder) limitBytes(text int64) int64 {
 	return max(1<<30, 64*text)
 }
 
+// checkSize refuses a dense matrix of nd documents × stride features that
+// is unreasonably large for the text (when the feature count comes from the
+// data) or larger than the memory available (whatever its source), before
+// it is allocated.
 func (b *builder) checkSize(nd, stride, line int) error {
-	if b.sx.features > 0 {
-		return nil
-	}
 	bytes := int64(nd) * int64(stride) * 4
-	if bytes > b.limitBytes(b.text) {
+	if b.sx.features == 0 && bytes > b.limitBytes(b.text) {
 		return &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
 			"feature index %d makes the dense feature matrix %.1f GiB (%d documents × %d features) for %.1f MiB of text; if that is intended, give the feature count (--features)",
 			stride, float64(bytes)/(1<<30), nd, stride, float64(b.text)/(1<<20))}
+	}
+	if avail, ok := memAvailable(); ok && bytes > avail {
+		what := fmt.Sprintf("--features %d", b.sx.features)
+		if b.sx.features == 0 {
+			what = fmt.Sprintf("feature index %d", stride)
+		} else {
+			line = 0 // the count comes from the flag, not from a line
+		}
+		return &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
+			"%s makes the dense feature matrix %.1f GiB (%d documents × %d features × 4 bytes), more than the %.1f GiB of memory available; at most %d features fit for %d documents",
+			what, float64(bytes)/(1<<30), nd, stride, float64(avail)/(1<<30), avail/(4*int64(max(nd, 1))), nd)}
 	}
 	return nil
 }

@@ -5,13 +5,16 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"hash"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"github.com/piopt/piopt/data/atomicfile"
 )
@@ -32,11 +35,39 @@ import (
 //	features [docs×features]f32  crc32c:u32 (of all bytes before it)
 const (
 	cacheMagic   = "piopt-ds"
-	cacheVersion = 1
+	cacheVersion = 2 // 2: lone CR ends a line; hex and underscore values refused
 )
+
+// CacheNotices returns a ReadOptions.CacheNotice that writes the one-line
+// notice that a cache folder is not usable to w, once per folder however
+// many files are read with it. The caller owns the returned function (one per
+// program run), so the library holds no state of its own.
+func CacheNotices(w io.Writer) func(dir string, err error) {
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	return func(dir string, err error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if seen[dir] {
+			return
+		}
+		seen[dir] = true
+		fmt.Fprintf(w, "piopt: cache %s not usable (%v): reading without a cache\n", dir, err)
+	}
+}
+
+// warnCache tells opt's CacheNotice, if any, that the cache folder dir
+// cannot be used.
+func (o ReadOptions) warnCache(dir string, err error) {
+	if o.CacheNotice != nil {
+		o.CacheNotice(dir, err)
+	}
+}
 
 type cacheEntry struct {
 	path  string // the cache file
+	dir   string // the cache folder, for messages
+	opt   ReadOptions
 	key   string // everything the entry depends on except the source hash
 	src   string // source path, for hashing
 	stamp [2]int64
@@ -49,9 +80,19 @@ func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *
 	if dir == "" {
 		d, err := os.UserCacheDir()
 		if err != nil {
+			opt.warnCache("folder", err)
 			return nil
 		}
 		dir = filepath.Join(d, "piopt")
+	}
+	// A missing folder is made by store; anything else but a folder is not
+	// usable.
+	if dst, err := os.Stat(dir); err == nil && !dst.IsDir() {
+		opt.warnCache(dir, errors.New("not a folder"))
+		return nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		opt.warnCache(dir, err)
+		return nil
 	}
 	abs, err := filepath.Abs(path)
 	if err != nil {
@@ -70,6 +111,8 @@ func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *
 	sum := sha256.Sum256([]byte(ident))
 	return &cacheEntry{
 		path:  filepath.Join(dir, hex.EncodeToString(sum[:16])+".dataset"),
+		dir:   dir,
+		opt:   opt,
 		key:   key,
 		src:   path,
 		stamp: [2]int64{st.Size(), st.ModTime().UnixNano()},
@@ -85,6 +128,9 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 	}
 	f, err := os.Open(ce.path)
 	if err != nil {
+		if !errors.Is(err, fs.ErrNotExist) {
+			ce.opt.warnCache(ce.dir, unwrapPath(err))
+		}
 		return nil
 	}
 	defer f.Close()
@@ -225,8 +271,8 @@ func readUints(r io.Reader, buf []byte, size int, set func(i int, v uint64), cou
 }
 
 // store writes ds under the entry, atomically; srcHash is the content hash
-// of the bytes that were parsed. Failures are ignored: the cache is an
-// optimisation. The entry is not written when the source changed while it
+// of the bytes that were parsed. Failures go to the CacheNotice and are
+// otherwise ignored: the cache is an optimisation. The entry is not written when the source changed while it
 // was read.
 func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 	if ce == nil {
@@ -236,9 +282,23 @@ func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(ce.path), 0o755); err != nil {
+		ce.opt.warnCache(ce.dir, unwrapPath(err))
 		return
 	}
-	_ = writeCache(ce.path, ce.key, ds, srcHash)
+	if err := writeCache(ce.path, ce.key, ds, srcHash); err != nil {
+		ce.opt.warnCache(ce.dir, unwrapPath(err))
+	}
+}
+
+// unwrapPath drops the operation and path of an error about a file in the
+// cache folder, which the notice names already: "read-only file system"
+// rather than "open /c/.1f3….dataset.piopt-tmp-…: read-only file system".
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 func writeCache(path, key string, ds *Dataset, srcHash uint64) error {

@@ -184,3 +184,69 @@ func TestCacheUnwritable(t *testing.T) {
 		t.Errorf("%d docs", ds.NumDocs())
 	}
 }
+
+// withCacheWarnings collects the cache notices of the test through
+// CacheNotices; load with opt(dir) to have them.
+func withCacheWarnings(t *testing.T) (*bytes.Buffer, func(dir string) ReadOptions) {
+	t.Helper()
+	var buf bytes.Buffer
+	notice := CacheNotices(&buf)
+	return &buf, func(dir string) ReadOptions { return ReadOptions{CacheDir: dir, CacheNotice: notice} }
+}
+
+// A cache "folder" that is a file, or lies under a file, is reported once
+// and the data read without it; the file is left alone.
+func TestCacheNotAFolder(t *testing.T) {
+	src, dir := cacheSetup(t)
+	if err := os.WriteFile(dir, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	under := filepath.Join(dir, "sub")
+	for _, c := range []struct{ dir, want string }{
+		{dir, "piopt: cache " + dir + " not usable (not a folder): reading without a cache\n"},
+		{under, "piopt: cache " + under + " not usable (stat " + under + ": not a directory): reading without a cache\n"},
+	} {
+		warns, opt := withCacheWarnings(t)
+		for range 2 {
+			if ds := mustLoad(t, src, opt(c.dir)); ds.NumDocs() != 3 {
+				t.Fatalf("read %d documents", ds.NumDocs())
+			}
+		}
+		if warns.String() != c.want {
+			t.Errorf("cache %s: notices\n%q\nwant\n%q", c.dir, warns, c.want)
+		}
+	}
+	if b, _ := os.ReadFile(dir); string(b) != "mine" {
+		t.Fatalf("the file in place of the cache folder now reads %q", b)
+	}
+}
+
+// A read-only cache folder is reported once (root ignores the permission,
+// so the test needs another user).
+func TestCacheReadOnly(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root writes into read-only folders")
+	}
+	src, dir := cacheSetup(t)
+	if err := os.Mkdir(dir, 0o555); err != nil {
+		t.Fatal(err)
+	}
+	warns, opt := withCacheWarnings(t)
+	mustLoad(t, src, opt(dir))
+	mustLoad(t, src, opt(dir))
+	want := "piopt: cache " + dir + " not usable (permission denied): reading without a cache\n"
+	if warns.String() != want {
+		t.Errorf("notices\n%q\nwant\n%q", warns, want)
+	}
+}
+
+// A usable cache folder, new or existing, gives no notice.
+func TestCacheNoNotice(t *testing.T) {
+	src, dir := cacheSetup(t)
+	warns, opt := withCacheWarnings(t)
+	mustLoad(t, src, opt(dir))
+	mustLoad(t, src, opt(dir))
+	if warns.Len() != 0 {
+		t.Errorf("notices for a usable cache: %q", warns)
+	}
+}

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"math"
 	"strconv"
 	"unsafe"
@@ -31,7 +32,9 @@ var fastLimit = [...]uint64{
 // nonzero multiple of 1/(10^k·2^−E), so |x − M|/M ≥ 1/(10^k·n) > 2^−53
 // (10^8·2^25 < 2^53), more than float64's half-ulp, so float64(x) ≠ M.
 // For k = 0 the only rounding is the float32 one. Anything else (exponents,
-// more digits, inf, nan, hex) goes to strconv.ParseFloat.
+// more digits, inf, nan) goes to strconv.ParseFloat, except the Go-only
+// spellings no other LETOR reader accepts: hexadecimal ("0x1p-2") and
+// underscores ("1_000") are not finite numbers here (see badValueError).
 func scanFloat32(line []byte, p int) (float32, int, bool) {
 	i, neg := p, false
 	if i < len(line) && (line[i] == '-' || line[i] == '+') {
@@ -68,7 +71,7 @@ func scanFloat32(line []byte, p int) (float32, int, bool) {
 }
 
 func parseFloat32Slow(s []byte) (float32, bool) {
-	if len(s) == 0 {
+	if len(s) == 0 || bytes.ContainsAny(s, "xX_") {
 		return 0, false
 	}
 	// ParseFloat copies s into its error, so the string may alias s.

@@ -120,7 +120,7 @@ func parseLine(line []byte, sx *lineSyntax, idx []int32, val []float32) (pl pars
 		}
 		v, end, ok := scanFloat32(line, p+1)
 		if !ok {
-			return pl, idx, val, &fieldError{field, line[start:end], ErrValue}
+			return pl, idx, val, valueError(field, line[start:end])
 		}
 		p = end
 		idx = append(idx, int32(k))
@@ -168,6 +168,20 @@ func featureIndexError(field int, tok []byte, k, prev int, sx *lineSyntax) *fiel
 		return &fieldError{field, tok, errorf(ErrFeature, "feature index %d above --features %d", k, sx.features)}
 	}
 	return &fieldError{field, tok, errorf(ErrFeature, "feature index above the limit of %d dense features", maxFeatureIndex)}
+}
+
+// valueError explains a feature field whose value is not a finite number,
+// naming the Go-only spellings strconv would take: hexadecimal floats and
+// digit-separating underscores.
+func valueError(field int, tok []byte) *fieldError {
+	_, v, _ := bytes.Cut(tok, []byte(":"))
+	switch {
+	case bytes.ContainsAny(v, "xX"):
+		return &fieldError{field, tok, errorf(ErrValue, "hexadecimal value not accepted (LETOR values are decimal)")}
+	case bytes.ContainsRune(v, '_'):
+		return &fieldError{field, tok, errorf(ErrValue, "underscore in value not accepted (LETOR values are decimal)")}
+	}
+	return &fieldError{field, tok, ErrValue}
 }
 
 // parseLabel reads a non-negative decimal integer no larger than maxLabel.

@@ -30,6 +30,7 @@ func TestParseLine(t *testing.T) {
 		{line: "1 qid:85 3:1.0 # docid = clueweb09-en0006-78-20618 ", label: 1, qid: "85", idx: []int32{3}, val: []float32{1}},
 		{line: "4 qid:a-b\t7:1e-3 \r", label: 4, qid: "a-b", idx: []int32{7}, val: []float32{0.001}},
 		{line: "3 qid:5", label: 3, qid: "5"},
+		{line: "1 qid:5 1:+1 2:.5 3:1e5 4:-.25 5:5.", label: 1, qid: "5", idx: []int32{1, 2, 3, 4, 5}, val: []float32{1, 0.5, 1e5, -0.25, 5}},
 		{line: "  1   qid:5   2:7#comment glued", label: 1, qid: "5", idx: []int32{2}, val: []float32{7}},
 		{line: "", blank: true},
 		{line: " \t\r", blank: true},
@@ -82,6 +83,11 @@ func TestParseLineErrors(t *testing.T) {
 		{line: "1 qid:1 5:-Inf", field: 3, kind: ErrValue},
 		{line: "1 qid:1 5:1e39", field: 3, kind: ErrValue},
 		{line: "1 qid:1 5:0.5:1", field: 3, kind: ErrValue},
+		{line: "1 qid:1 5:infinity", field: 3, kind: ErrValue},
+		{line: "1 qid:1 5:0x1p-2", field: 3, kind: ErrValue, msg: "hexadecimal value not accepted"},
+		{line: "1 qid:1 5:0X10", field: 3, kind: ErrValue, msg: "hexadecimal value not accepted"},
+		{line: "1 qid:1 4:1 5:1_000", field: 4, kind: ErrValue, msg: "underscore in value not accepted"},
+		{line: "1 qid:1 5:1_0.5", field: 3, kind: ErrValue, msg: "underscore in value not accepted"},
 	}
 	for _, tt := range tests {
 		sx := &lineSyntax{maxLabel: 4, features: tt.features, wantQID: !tt.noQID, queryFile: "x.query"}
@@ -111,12 +117,14 @@ func TestParseLineDoesNotAllocate(t *testing.T) {
 	}
 }
 
-// checkFloat compares parseFloat32 with strconv.ParseFloat(s, 32).
+// checkFloat compares parseFloat32 with strconv.ParseFloat(s, 32), which
+// also takes the Go-only hexadecimal and underscore spellings that
+// parseFloat32 refuses.
 func checkFloat(t *testing.T, s string) {
 	t.Helper()
 	got, ok := parseFloat32([]byte(s))
 	want, err := strconv.ParseFloat(s, 32)
-	wantOK := err == nil && !math.IsInf(want, 0) && !math.IsNaN(want)
+	wantOK := err == nil && !math.IsInf(want, 0) && !math.IsNaN(want) && !strings.ContainsAny(s, "xX_")
 	if ok != wantOK {
 		t.Fatalf("parseFloat32(%q) ok=%v, strconv: %v, %v", s, ok, want, err)
 	}
@@ -264,7 +272,7 @@ func refParse(line string, sx *lineSyntax) (r refLine) {
 			return fail(field, ErrFeature)
 		}
 		v, err := strconv.ParseFloat(vs, 32)
-		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) {
+		if err != nil || math.IsInf(v, 0) || math.IsNaN(v) || strings.ContainsAny(vs, "xX_") {
 			return fail(field, ErrValue)
 		}
 		r.idx = append(r.idx, int32(k))

@@ -33,6 +33,10 @@ type ReadOptions struct {
 	CacheDir string
 	// NoCache disables reading and writing the binary cache.
 	NoCache bool
+	// CacheNotice, when set, is told that the cache folder dir cannot be
+	// used (not a folder, read-only, full); the data is then read without
+	// the cache. CacheNotices makes one that prints once per folder.
+	CacheNotice func(dir string, err error)
 	// Threads used to parse; 0 means all cores. The result does not
 	// depend on it.
 	Threads int
@@ -56,10 +60,10 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 		o.MaxLabel = 4
 	}
 	if o.MaxLabel < 0 || o.MaxLabel > 255 {
-		return o, fmt.Errorf("data: max label %d outside 1..255", o.MaxLabel)
+		return o, fmt.Errorf("data: max label --max-label %d outside 1..255", o.MaxLabel)
 	}
 	if o.Features < 0 || o.Features > maxFeatureIndex {
-		return o, fmt.Errorf("data: feature count %d outside 0..%d", o.Features, maxFeatureIndex)
+		return o, fmt.Errorf("data: feature count --features %d outside 0..%d", o.Features, maxFeatureIndex)
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
@@ -75,8 +79,9 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 //
 // Each line is `<label> qid:<id> <index>:<value> ... [# comment]`: fields
 // are separated by spaces or tabs, CRLF line ends and trailing spaces are
-// fine, '#' starts a comment anywhere (`#docid = ..` and `# docid` alike),
-// blank and comment-only lines are skipped, and features may be listed
+// fine, a lone CR (old Mac line end) ends a line like LF, '#' starts a
+// comment anywhere (`#docid = ..` and `# docid` alike), blank and
+// comment-only lines are skipped, and features may be listed
 // sparsely (a missing index is 0) but with increasing indices. A query is a
 // maximal run of lines with one qid; a qid that reappears later is an error.
 // Lines without qid: are grouped by a LightGBM query file instead (one group
@@ -204,16 +209,16 @@ func parse(ctx context.Context, raw *hashReader, name string, opt ReadOptions, q
 		sx.wantQID, sx.queryFile = false, qf.path
 	}
 	b := newBuilder(name, sx, groups, total)
-	return runPipeline(ctx, text, raw, sx, b, opt)
+	return runPipeline(ctx, crReader{text}, raw, sx, b, opt)
 }
 
 // firstLineHasQID reports whether the first document line (within the first
-// 64 KiB) has a qid: field.
+// 64 KiB) has a qid: field. Lines end at LF or CR (crReader).
 func firstLineHasQID(br *bufio.Reader) bool {
 	b, _ := br.Peek(64 << 10)
 	for len(b) > 0 {
 		line := b
-		if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		if i := bytes.IndexAny(b, "\r\n"); i >= 0 {
 			line, b = b[:i], b[i+1:]
 		} else {
 			b = nil

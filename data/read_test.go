@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // sameDataset reports how a and b differ (features bit for bit), or "".
@@ -283,6 +284,12 @@ func TestReadErrors(t *testing.T) {
 			`train.txt:2: field 2 ("qi"): truncated last line (no final newline): missing qid:…`},
 		{"truncated dense line", dense + "1 qid:1 1:0 2:0", ReadOptions{}, ErrTruncated,
 			`train.txt:3: field 4 ("2:0"): truncated last line (no final newline): 2 features where every other line has 3`},
+		{"hex float", "0 qid:1 1:1\n0 qid:1 1:0x1p-2\n", ReadOptions{}, ErrValue,
+			`train.txt:2: field 3 ("1:0x1p-2"): hexadecimal value not accepted (LETOR values are decimal)`},
+		{"underscore", "0 qid:1 1:1 2:1_000\n", ReadOptions{}, ErrValue,
+			`train.txt:1: field 4 ("2:1_000"): underscore in value not accepted (LETOR values are decimal)`},
+		{"CR-only line numbers", "# c\r0 qid:1 1:1 # d\r\r1 qid:1 5:abc\r", ReadOptions{}, ErrValue,
+			`train.txt:4: field 3 ("5:abc"): value not a finite number`},
 		{"empty", "", ReadOptions{}, ErrEmpty, `train.txt: no documents`},
 		{"only comments", "# nothing\n\n", ReadOptions{}, ErrEmpty, `train.txt: no documents`},
 	}
@@ -300,6 +307,51 @@ func TestReadErrors(t *testing.T) {
 			if got := err.Error(); got != msg && !(prefix && strings.HasPrefix(got, msg)) {
 				t.Errorf("%s (chunk %d):\n got %s\nwant %s", tt.name, chunk, got, tt.msg)
 			}
+		}
+	}
+}
+
+// TestReadCROnly reads formats.txt with old Mac line ends (lone CR, and
+// comments that used to swallow the rest of the file) as the LF original,
+// whatever the chunking and the read sizes.
+func TestReadCROnly(t *testing.T) {
+	text, err := os.ReadFile(filepath.Join("testdata", "formats.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Read(bytes.NewReader(text), "formats.txt", noCache())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lf := bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n"))
+	cr := bytes.ReplaceAll(lf, []byte("\n"), []byte("\r"))
+	mixed := bytes.Replace(cr, []byte("\r"), []byte("\r\n"), 3) // CRLF, then lone CRs
+	for _, in := range [][]byte{lf, cr, append(cr, '\r'), mixed} {
+		for _, chunk := range []int{0, 1, 7, 64} {
+			opt := noCache()
+			opt.chunkSize = chunk
+			ds, err := Read(iotest.OneByteReader(bytes.NewReader(in)), "formats.txt", opt)
+			if err != nil {
+				t.Fatalf("%q chunk %d: %v", in, chunk, err)
+			}
+			if d := sameDataset(ds, want); d != "" {
+				t.Errorf("%q chunk %d: %s", in, chunk, d)
+			}
+		}
+	}
+	// Load too, through the cache and the detection of qid: on line 1.
+	path := filepath.Join(t.TempDir(), "cr.txt")
+	if err := os.WriteFile(path, cr, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cache := t.TempDir()
+	for range 2 { // the second from the cache
+		ds, err := Load(path, ReadOptions{CacheDir: cache})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := sameDataset(ds, want); d != "" {
+			t.Error(d)
 		}
 	}
 }
@@ -330,6 +382,49 @@ func TestReadLongLine(t *testing.T) {
 	_, err := Read(strings.NewReader(text), "big.txt", noCache())
 	if err == nil || !strings.HasPrefix(err.Error(), "big.txt:2: line longer than") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestReadMemoryLimit refuses, before allocating, a dense matrix larger
+// than the memory available, whether --features or a sparse index asks for
+// it, and says what would fit.
+func TestReadMemoryLimit(t *testing.T) {
+	defer func(f func() (int64, bool)) { memAvailable = f }(memAvailable)
+	memAvailable = func() (int64, bool) { return 64 << 20, true }
+	text := strings.Repeat("1 qid:1 1:0.5 3:1\n", 20)
+	_, err := Read(strings.NewReader(text), "tiny.txt", ReadOptions{Features: maxFeatureIndex})
+	want := "tiny.txt: --features 1048576 makes the dense feature matrix 0.1 GiB (20 documents × 1048576 features × 4 bytes), more than the 0.1 GiB of memory available; at most 838860 features fit for 20 documents"
+	if !errors.Is(err, ErrTooLarge) || err.Error() != want {
+		t.Errorf("--features:\n got %v\nwant %s", err, want)
+	}
+	_, err = Read(strings.NewReader(text+"0 qid:2 1048576:1\n"), "tiny.txt", ReadOptions{})
+	want = "tiny.txt:21: feature index 1048576 makes the dense feature matrix 0.1 GiB (21 documents × 1048576 features × 4 bytes), more than the 0.1 GiB of memory available; at most 798915 features fit for 21 documents"
+	if !errors.Is(err, ErrTooLarge) || err.Error() != want {
+		t.Errorf("sparse index:\n got %v\nwant %s", err, want)
+	}
+	_, err = Read(strings.NewReader(text+"0 qid:2 999999999:1\n"), "tiny.txt", ReadOptions{})
+	want = `tiny.txt:21: field 3 ("999999999:1"): feature index above the limit of 1048576 dense features`
+	if !errors.Is(err, ErrFeature) || err.Error() != want {
+		t.Errorf("huge index:\n got %v\nwant %s", err, want)
+	}
+	// What fits still reads.
+	ds, err := Read(strings.NewReader(text), "tiny.txt", ReadOptions{Features: 838860})
+	if err != nil || ds.NumFeatures != 838860 {
+		t.Errorf("838860 features: %v", err)
+	}
+}
+
+func TestAvailableMemory(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "meminfo")
+	os.WriteFile(path, []byte("MemTotal:       32768000 kB\nMemAvailable:    1024 kB\n"), 0o644)
+	if n, ok := memInfoAvailable(path); !ok || n != 1<<20 {
+		t.Errorf("memInfoAvailable = %d, %v", n, ok)
+	}
+	if _, ok := memInfoAvailable(filepath.Join(t.TempDir(), "none")); ok {
+		t.Error("missing file reads")
+	}
+	if n, ok := AvailableMemory(); ok && n <= 0 {
+		t.Errorf("AvailableMemory = %d", n)
 	}
 }
 
@@ -410,9 +505,18 @@ func TestReadChunkingDoesNotMatter(t *testing.T) {
 }
 
 func TestReadOptionsChecked(t *testing.T) {
-	for _, opt := range []ReadOptions{{MaxLabel: -1}, {MaxLabel: 256}, {Features: -1}, {Features: maxFeatureIndex + 1}} {
-		if _, err := Read(strings.NewReader("1 qid:1 1:1\n"), "x", opt); err == nil {
-			t.Errorf("%+v accepted", opt)
+	for _, tt := range []struct {
+		opt  ReadOptions
+		want string
+	}{
+		{ReadOptions{MaxLabel: -1}, "data: max label --max-label -1 outside 1..255"},
+		{ReadOptions{MaxLabel: 256}, "data: max label --max-label 256 outside 1..255"},
+		{ReadOptions{Features: -1}, "data: feature count --features -1 outside 0..1048576"},
+		{ReadOptions{Features: maxFeatureIndex + 1}, "data: feature count --features 1048577 outside 0..1048576"},
+	} {
+		opt, want := tt.opt, tt.want
+		if _, err := Read(strings.NewReader("1 qid:1 1:1\n"), "x", opt); err == nil || err.Error() != want {
+			t.Errorf("%+v: got %v, want %s", opt, err, want)
 		}
 	}
 	// Features pads rows with zeros beyond the largest index seen.

@@ -27,6 +27,8 @@ var (
 	ErrNumber = errors.New("bad number")
 	// ErrRow: a line does not have the expected tab-separated fields.
 	ErrRow = errors.New("bad row")
+	// ErrNoImpressions: a slate log has a header but no impression.
+	ErrNoImpressions = errors.New("no impressions")
 )
 
 // Magic words of piopt's text files' header lines, `# MAGIC v1 key=value ...`.
@@ -218,6 +220,7 @@ type LogReader struct {
 	qids   map[string]int
 	fields [3][]byte // the current line's fields, for error messages
 	slate  []int32
+	n      int64 // impressions returned so far
 }
 
 // OpenLog opens a slate log (optionally gzip-compressed) for reading against
@@ -359,11 +362,16 @@ func qidIndex(ds *Dataset) map[string]int {
 	return m
 }
 
-// Next returns the next impression; io.EOF after the last one.
+// Next returns the next impression; io.EOF after the last one. A log
+// without any impression is an error (ErrNoImpressions naming the file):
+// every estimate from it would be a meaningless 0.
 func (lr *LogReader) Next() (LogRecord, error) {
 	var line []byte
 	for {
 		l, err := lr.readLine()
+		if err == io.EOF && lr.n == 0 {
+			return LogRecord{}, lr.fileErr(ErrNoImpressions, "no impression after the header line: nothing to estimate from")
+		}
 		if err != nil {
 			return LogRecord{}, err
 		}
@@ -420,6 +428,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	if err != nil || math.IsInf(r, 0) || math.IsNaN(r) {
 		return LogRecord{}, lr.Errorf(3, "reward is not a finite number")
 	}
+	lr.n++
 	return LogRecord{Query: q, Slate: slate, Reward: r, Line: lr.line}, nil
 }
 

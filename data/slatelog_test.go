@@ -120,6 +120,8 @@ func TestLogReaderErrors(t *testing.T) {
 		{"bad reward", head + "q1\t0,1,2\tabc\n", ErrNumber, "not a finite number"},
 		{"two fields", head + "q1\t0,1,2\n", ErrRow, "2 tab-separated fields"},
 		{"four fields", head + "q1\t0,1,2\t1\tx\n", ErrRow, "more than 3"},
+		{"header only", head, ErrNoImpressions, "x.log: no impression after the header line"},
+		{"header and comments only", head + "\n# comment\n", ErrNoImpressions, "x.log: no impression"},
 		{"error on a later line", head + "\n# comment\nq1\t0,1,2\t1\nq1\t0,1,1\t1\n", ErrSlate, "x.log:5:"},
 	}, func(t *testing.T, text string) error {
 		lr, err := NewLogReader(strings.NewReader(text), "x.log", ds)

@@ -93,7 +93,42 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 			return nil, err
 		}
 	}
+	if err := t.checkUseful(name); err != nil {
+		return nil, err
+	}
 	return t, nil
+}
+
+// checkUseful refuses targets a model cannot learn from: no row, every
+// weight 0, or a header slots= above every row's slot while some query has
+// candidates for more slots (the file was not made for that many slots, and
+// a model trained on it would never see its last slots). Rows are sorted.
+func (t *Targets) checkUseful(name string) error {
+	if t.Len() == 0 {
+		return &ParseError{File: name, Err: errorf(ErrRow, "no target rows after the header")}
+	}
+	maxSlot, maxDocs := 0, 0
+	nonzero := false
+	for i, docs := 0, 0; i < t.Len(); i++ {
+		nonzero = nonzero || t.Weight[i] != 0
+		maxSlot = max(maxSlot, int(t.Slot[i]))
+		if i == 0 || t.Query[i] != t.Query[i-1] {
+			docs = 0
+		}
+		if i == 0 || t.Query[i] != t.Query[i-1] || t.Doc[i] != t.Doc[i-1] {
+			docs++
+		}
+		maxDocs = max(maxDocs, docs)
+	}
+	if !nonzero {
+		return &ParseError{File: name, Err: errorf(ErrNumber, "every row's weight is 0: a model trained on it would learn nothing")}
+	}
+	if want := min(t.Slots, maxDocs); maxSlot < want {
+		return &ParseError{File: name, Line: 1, Err: errorf(ErrHeader,
+			"header slots=%d, but no row has a slot above %d although a query has %d candidate documents: the targets were not made for %d slots",
+			t.Slots, maxSlot, maxDocs, t.Slots)}
+	}
+	return nil
 }
 
 // readTargetsHeader reads the header line and checks its slots= and that it
@@ -164,6 +199,14 @@ func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Datase
 	weight, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[4])), 64)
 	if err != nil || math.IsInf(weight, 0) || math.IsNaN(weight) || weight < 0 {
 		return targetRow{}, fieldErr(5, ErrNumber, "weight is not a finite number ≥ 0")
+	}
+	// XGBoost trains on float32 labels and weights: larger values would
+	// become infinite there.
+	if math.Abs(target) > math.MaxFloat32 {
+		return targetRow{}, fieldErr(4, ErrNumber, "target %g is outside float32's range ±%.4g, which training uses", target, math.MaxFloat32)
+	}
+	if weight > math.MaxFloat32 {
+		return targetRow{}, fieldErr(5, ErrNumber, "weight %g is outside float32's range ±%.4g, which training uses", weight, math.MaxFloat32)
 	}
 	return targetRow{query: int32(q), doc: int32(doc), slot: uint8(slot), target: target, weight: weight}, nil
 }

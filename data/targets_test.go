@@ -92,6 +92,14 @@ func TestReadTargetsErrors(t *testing.T) {
 		{"negative weight", head + "q2\t1\t1\t1\t-1\n", ErrNumber, "field 5"},
 		{"four fields", head + "q2\t1\t1\t1\n", ErrRow, "4 tab-separated fields"},
 		{"six fields", head + "q2\t1\t1\t1\t1\t1\n", ErrRow, "more than 5"},
+		{"no rows", head + "# only a comment\n", ErrRow, "t.targets: no target rows after the header"},
+		{"all weights 0", head + "q2\t1\t1\t1\t0\nq2\t0\t2\t1\t0\n", ErrNumber,
+			"t.targets: every row's weight is 0: a model trained on it would learn nothing"},
+		{"slots above every row", "# piopt-targets v1 slots=3\nq1\t0\t1\t1\t1\nq1\t1\t2\t1\t1\nq1\t2\t1\t1\t1\n", ErrHeader,
+			"t.targets:1: header slots=3, but no row has a slot above 2 although a query has 3 candidate documents"},
+		{"target beyond float32", head + "q2\t1\t1\t1e300\t1\n", ErrNumber,
+			`t.targets:2: field 4 ("1e300"): target 1e+300 is outside float32's range ±3.403e+38, which training uses`},
+		{"weight beyond float32", head + "q2\t1\t1\t1\t1e39\n", ErrNumber, `t.targets:2: field 5 ("1e39"): weight 1e+39 is outside float32's range`},
 	}, func(t *testing.T, text string) error {
 		p := filepath.Join(t.TempDir(), "t.targets")
 		os.WriteFile(p, []byte(text), 0o644)
@@ -100,6 +108,17 @@ func TestReadTargetsErrors(t *testing.T) {
 	})
 	if _, err := ReadTargets(filepath.Join(t.TempDir(), "none"), ds); err == nil {
 		t.Fatal("missing file accepted")
+	}
+}
+
+// Slots above every row are fine when no query has candidates for them,
+// and a few zero weights are fine.
+func TestReadTargetsShortQueries(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "t.targets")
+	os.WriteFile(p, []byte("# piopt-targets v1 slots=5\nq2\t0\t1\t1\t0\nq2\t0\t2\t1\t0\nq2\t1\t1\t1\t0.5\nq2\t1\t2\t1\t0.5\n"), 0o644)
+	tg, err := ReadTargets(p, smallDataset())
+	if err != nil || tg.Len() != 4 {
+		t.Fatalf("%v", err)
 	}
 }
 

@@ -58,6 +58,26 @@ type Conventions struct {
 	MaxRel int
 }
 
+// MaxMaxRel is the highest maxrel accepted: the highest grade a LETOR file
+// can hold (grades are bytes).
+const MaxMaxRel = 255
+
+// CheckMaxRel reports whether maxRel is a usable ERR maxrel for data whose
+// highest grade is highest: a non-negative integer no larger than
+// MaxMaxRel, and not below highest (else R(a) exceeds 1 and ERR, or a
+// simulated reward, leaves [0, 1]).
+func CheckMaxRel(maxRel, highest int) error {
+	switch {
+	case maxRel < 0:
+		return fmt.Errorf("maxrel %d is not a non-negative integer", maxRel)
+	case maxRel > MaxMaxRel:
+		return fmt.Errorf("maxrel %d is above %d, the highest grade a file can hold", maxRel, MaxMaxRel)
+	case maxRel < highest:
+		return fmt.Errorf("maxrel %d is below the data's highest grade %d", maxRel, highest)
+	}
+	return nil
+}
+
 // EmptyQueryNDCG returns the NDCG of a query without relevant documents, 0
 // or 1: EmptyOne as results, file headers and JSON summaries print it.
 func (c Conventions) EmptyQueryNDCG() int {

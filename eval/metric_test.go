@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -140,5 +141,25 @@ func TestParse(t *testing.T) {
 	}
 	if got := (Metric{Kind: KindERR, K: 3}).Name(); got != "err@3" {
 		t.Fatalf("Name = %q", got)
+	}
+}
+
+func TestCheckMaxRel(t *testing.T) {
+	for _, tt := range []struct {
+		maxRel, highest int
+		want            string
+	}{
+		{4, 2, ""},
+		{2, 2, ""},
+		{0, 0, ""},
+		{255, 4, ""},
+		{1, 2, "maxrel 1 is below the data's highest grade 2"},
+		{-3, 0, "maxrel -3 is not a non-negative integer"},
+		{256, 4, "maxrel 256 is above 255, the highest grade a file can hold"},
+	} {
+		err := CheckMaxRel(tt.maxRel, tt.highest)
+		if got := fmt.Sprint(err); (tt.want == "" && err != nil) || (tt.want != "" && got != tt.want) {
+			t.Errorf("CheckMaxRel(%d, %d) = %v, want %q", tt.maxRel, tt.highest, err, tt.want)
+		}
 	}
 }

@@ -62,6 +62,9 @@ func runEvaluate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := setupFlags(c).Check(); err != nil {
+		return err
+	}
 	ds, err := loadData(c, "data")
 	if err != nil {
 		return err
@@ -121,6 +124,9 @@ func runEvaluate(c *cli.Context) error {
 // and --slate.
 func evaluateOptions(c *cli.Context) (offpolicy.EvalOptions, ranker.SlateMethod, error) {
 	var method ranker.SlateMethod
+	if err := checkOPEFlags(c); err != nil {
+		return offpolicy.EvalOptions{}, method, err
+	}
 	est, err := opeEstimators(c)
 	if err != nil {
 		return offpolicy.EvalOptions{}, method, err

@@ -67,10 +67,10 @@ func runEvaluateSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	n, runs := c.Int64("samples"), c.Int("runs")
-	if n < 1 || runs < 1 {
-		return fmt.Errorf("--samples %d and --runs %d must be ≥ 1", n, runs)
+	if err := checkSweepFlags(c); err != nil {
+		return err
 	}
+	n, runs := c.Int64("samples"), c.Int("runs")
 	method, err := ranker.ParseSlateMethod(c.String("slate"))
 	if err != nil {
 		return fmt.Errorf("--slate: %w", err)
@@ -112,6 +112,25 @@ func runEvaluateSweep(c *cli.Context) error {
 	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), DM %.1fs\n",
 		tLoad.Seconds(), tPolicies.Seconds(), tPrepare.Seconds(), res.SimulateTime.Seconds(), runs, n, res.DMTime.Seconds())
 	return writeSweepFiles(c, out)
+}
+
+// checkSweepFlags checks evaluate-sweep's numeric flags before any work.
+func checkSweepFlags(c *cli.Context) error {
+	n, runs, lo := c.Int64("samples"), c.Int("runs"), c.Int64("min-samples")
+	switch {
+	case n < 1 || runs < 1:
+		return fmt.Errorf("--samples %d and --runs %d must be ≥ 1", n, runs)
+	case lo < 1 || lo > n:
+		return fmt.Errorf("--min-samples %d: must lie in 1..--samples %d", lo, n)
+	case c.Int("points-per-decade") < 1:
+		return fmt.Errorf("--points-per-decade %d: must be ≥ 1", c.Int("points-per-decade"))
+	case c.Int("dm-max-train") < 0:
+		return fmt.Errorf("--dm-max-train %d: must be ≥ 0 (0: n/2)", c.Int("dm-max-train"))
+	}
+	if err := checkMetricFlag(c); err != nil {
+		return err
+	}
+	return checkOPEFlags(c)
 }
 
 // sweep runs the plan's sweep as the flags say, showing progress.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,6 +120,9 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 			if err != nil || k < 1 {
 				return experiment.Config{}, fmt.Errorf("--only-folds %q: want fold numbers like 1,3", s)
 			}
+			if slices.Contains(only, k) {
+				return experiment.Config{}, fmt.Errorf("--only-folds %q: fold %d given twice", s, k)
+			}
 			only = append(only, k)
 		}
 	}
@@ -176,6 +180,19 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 	}
 	if c.Int("slots") < 1 {
 		return fmt.Errorf("--slots %d: must be ≥ 1", c.Int("slots"))
+	}
+	return checkExperimentCounts(c)
+}
+
+// checkExperimentCounts checks experiment's sample counts before any work.
+func checkExperimentCounts(c *cli.Context) error {
+	switch {
+	case c.Int64("samples") < 1:
+		return fmt.Errorf("--samples %d: must be ≥ 1", c.Int64("samples"))
+	case c.Int64("valid-samples") < 0:
+		return fmt.Errorf("--valid-samples %d: must be ≥ 1 (or 0, the default: --samples scaled by the folds' query counts)", c.Int64("valid-samples"))
+	case c.Int("random-samples") < 0:
+		return fmt.Errorf("--random-samples %d: must be ≥ 1 (or 0: %d)", c.Int("random-samples"), ranker.DefaultRandomSamples)
 	}
 	return nil
 }

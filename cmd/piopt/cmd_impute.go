@@ -57,6 +57,13 @@ func runImpute(c *cli.Context) error {
 	case logs == "" && simN < 1:
 		return fmt.Errorf("--simulate %d: must be ≥ 1", simN)
 	}
+	if logs == "" {
+		if err := checkMetricFlag(c); err != nil {
+			return err
+		}
+	} else if err := setupFlags(c).Check(); err != nil {
+		return err
+	}
 	ds, err := loadData(c, "data")
 	if err != nil {
 		return err

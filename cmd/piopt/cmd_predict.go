@@ -33,19 +33,13 @@ rounding (XGBoost sums trees in float32, piopt in float64).`,
 	}
 }
 
-// loadForModel loads the --data file with the model's feature count unless
-// --features says otherwise, so that a test fold whose highest feature
-// index happens to be absent still lines up with the model.
+// loadForModel loads the --data file and refuses it, as evaluate does
+// (ranker.Model.Fits), unless it has the model's feature count: --features N
+// is the explicit way to pad a file whose highest feature indices are
+// absent.
 func loadForModel(c *cli.Context, m *ranker.Model) (*data.Dataset, error) {
-	opt := readOptions(c)
-	if !c.IsSet("features") {
-		opt.Features = m.Meta().Features
-	}
-	ds, err := data.LoadContext(c.Context, c.String("data"), opt)
+	ds, err := data.LoadContext(c.Context, c.String("data"), readOptions(c))
 	if err != nil {
-		if !c.IsSet("features") {
-			return nil, fmt.Errorf("%w (the model %s was trained on %d features)", err, m.Name(), opt.Features)
-		}
 		return nil, err
 	}
 	if err := m.Fits(ds); err != nil {

@@ -61,6 +61,15 @@ func simulationMetric(c *cli.Context, ds *data.Dataset, slots int) (eval.Metric,
 	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, nil
 }
 
+// checkMetricFlag checks --metric before any work (simulationMetric reads
+// it with the data's conventions).
+func checkMetricFlag(c *cli.Context) error {
+	if _, err := eval.ParseKind(c.String("metric")); err != nil {
+		return fmt.Errorf("--metric: %w", err)
+	}
+	return nil
+}
+
 // newSimulation sets up the simulation of setup's logging policy on ds
 // (simulate, impute --simulate): the candidates, the reward metric and
 // --seed.
@@ -85,6 +94,9 @@ func runSimulate(c *cli.Context) error {
 	slots, n := setup.Slots, c.Int64("samples")
 	if n < 1 {
 		return fmt.Errorf("--samples %d: must be ≥ 1", n)
+	}
+	if err := checkMetricFlag(c); err != nil {
+		return err
 	}
 	ds, err := loadData(c, "data")
 	if err != nil {

@@ -28,12 +28,32 @@ func dataFlags() []cli.Flag {
 // readOptions builds data.ReadOptions from dataFlags.
 func readOptions(c *cli.Context) data.ReadOptions {
 	return data.ReadOptions{
-		Features:  c.Int("features"),
-		MaxLabel:  c.Int("max-label"),
-		QueryFile: c.String("query-file"),
-		CacheDir:  c.String("cache-dir"),
-		NoCache:   c.Bool("no-cache"),
+		Features:    c.Int("features"),
+		MaxLabel:    c.Int("max-label"),
+		QueryFile:   c.String("query-file"),
+		CacheDir:    c.String("cache-dir"),
+		NoCache:     c.Bool("no-cache"),
+		CacheNotice: cacheNotice(c),
 	}
+}
+
+// cacheNotice returns the run's one notifier of unusable cache folders, so
+// that a folder is reported once however many files a command reads.
+func cacheNotice(c *cli.Context) func(dir string, err error) {
+	const key = "cache-notice"
+	if f, ok := c.App.Metadata[key].(func(string, error)); ok {
+		return f
+	}
+	w := c.App.ErrWriter
+	if w == nil {
+		w = os.Stderr
+	}
+	f := data.CacheNotices(w)
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	c.App.Metadata[key] = f
+	return f
 }
 
 // loadData reads the dataset named by the flag.
@@ -78,7 +98,8 @@ func conventionFlags() []cli.Flag {
 }
 
 // conventions reads conventionFlags; maxrel defaults to the highest grade of
-// the given datasets.
+// the given datasets (also when given as 0), and a maxrel below it, negative
+// or above eval.MaxMaxRel is refused.
 func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) {
 	d, err := eval.ParseDiscount(c.String("discount"))
 	if err != nil {
@@ -88,11 +109,15 @@ func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) 
 	if e != 0 && e != 1 {
 		return eval.Conventions{}, fmt.Errorf("--empty-ndcg must be 0 or 1, not %d", e)
 	}
+	highest := 0
+	for _, x := range ds {
+		highest = max(highest, x.MaxLabel())
+	}
 	mr := c.Int("maxrel")
 	if mr == 0 {
-		for _, x := range ds {
-			mr = max(mr, x.MaxLabel())
-		}
+		mr = highest
+	} else if err := eval.CheckMaxRel(mr, highest); err != nil {
+		return eval.Conventions{}, fmt.Errorf("--%w", err)
 	}
 	return eval.Conventions{Discount: d, EmptyOne: e == 1, MaxRel: mr}, nil
 }

@@ -36,6 +36,9 @@ func logMetric(c *cli.Context, h data.Header, name string, slots int, ds *data.D
 		conv.EmptyOne = v == 1
 	}
 	if v, ok, err := h.Int("err-maxrel"); err == nil && ok && !c.IsSet("maxrel") {
+		if err := eval.CheckMaxRel(v, ds.MaxLabel()); err != nil {
+			return eval.Metric{}, false, fmt.Errorf("log header err-maxrel: %w", err)
+		}
 		conv.MaxRel = v
 	}
 	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, true, nil

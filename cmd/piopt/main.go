@@ -11,7 +11,7 @@ import (
 )
 
 func newApp() *cli.App {
-	return &cli.App{
+	app := &cli.App{
 		Name:  "piopt",
 		Usage: "learn and evaluate rankings from page-level rewards (pseudoinverse estimator)",
 		Description: `piopt turns logged slates with one page-level reward each into per-(slot, doc)
@@ -50,6 +50,10 @@ dataset file, a query is its raw qid, and a slot is 1-based.`,
 		},
 		EnableBashCompletion: true,
 	}
+	for _, cmd := range app.Commands {
+		cmd.Before = checkOutputs // before any work, for every command
+	}
+	return app
 }
 
 func main() {

@@ -4,41 +4,161 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
 )
+
+// processStart approximates the start of the running process: package
+// initialisation runs before any output is created.
+var processStart = time.Now()
+
+// tmpInfix marks the temporary files of this package: a temporary file of
+// NAME is ".NAME.piopt-tmp-PID-RANDOM", PID being its creator's.
+const tmpInfix = ".piopt-tmp-"
 
 // File is an output file under construction. Write through W (buffered);
 // Commit makes it visible under its final name, Abort discards it.
 type File struct {
-	W    *bufio.Writer
-	f    *os.File
-	path string
-	done bool
+	W      *bufio.Writer
+	f      *os.File
+	path   string // the destination, symbolic links resolved
+	name   string // the destination as given, for messages
+	direct bool   // writing straight to a special file: no temp, no rename
+	done   bool
 }
 
 // Create starts writing path. The caller must end with Commit or Abort;
 // `defer f.Abort()` right after Create is safe, as Abort after Commit does
 // nothing.
+//
+// A symbolic link is followed: its target is written atomically and the link
+// is kept. A special file (device, FIFO, socket) cannot be replaced without
+// destroying it, so it is opened and written directly; Abort then cannot undo
+// what was written. Create also removes the stale temporary files an
+// interrupted writer of the same destination left behind (see removeStale).
 func Create(path string) (*File, error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	dest, st, err := resolve(path)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
-	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: path}, nil
+	if st != nil && !st.Mode().IsRegular() {
+		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
+		if err != nil {
+			return nil, fmt.Errorf("create %s: %w", path, err)
+		}
+		return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: dest, name: path, direct: true}, nil
+	}
+	dir, base := filepath.Dir(dest), filepath.Base(dest)
+	removeStale(dir, base)
+	f, err := os.CreateTemp(dir, "."+base+tmpInfix+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: dest, name: path}, nil
+}
+
+// resolve follows the symbolic links of path to the file they name, and
+// returns that file's path and information (nil when it does not exist).
+func resolve(path string) (string, fs.FileInfo, error) {
+	for range 64 {
+		st, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return path, nil, nil
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if st.Mode()&fs.ModeSymlink == 0 {
+			return path, st, nil
+		}
+		link, err := os.Readlink(path)
+		if err != nil {
+			return "", nil, err
+		}
+		if !filepath.IsAbs(link) {
+			link = filepath.Join(filepath.Dir(path), link)
+		}
+		path = link
+	}
+	return "", nil, errors.New("too many levels of symbolic links")
+}
+
+// removeStale removes the temporary files of base in dir whose creator is
+// gone: modified before the running process started, and made by a process
+// that no longer exists (or by one with our own PID, which before our start
+// can only be an earlier process, as in a restarted container). Both tests
+// are needed: the time alone would remove the file of a live concurrent
+// writer that started earlier, and a dead PID alone can be a concurrent
+// writer's in another PID namespace whose files are brand new. A file whose
+// PID was reused by an unrelated live process is kept; a later run removes
+// it once that process ends. Errors are ignored: this is housekeeping.
+func removeStale(dir, base string) {
+	matches, err := filepath.Glob(filepath.Join(dir, "."+escapeGlob(base)+tmpInfix+"*"))
+	if err != nil {
+		return
+	}
+	prefix := "." + base + tmpInfix
+	for _, m := range matches {
+		rest := strings.TrimPrefix(filepath.Base(m), prefix)
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		st, err := os.Lstat(m)
+		if err != nil || !st.Mode().IsRegular() || !st.ModTime().Before(processStart) {
+			continue
+		}
+		if pid == os.Getpid() || !alive(pid) {
+			os.Remove(m)
+		}
+	}
+}
+
+// alive reports whether a process with this PID exists (EPERM: it exists
+// but belongs to another user).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// escapeGlob quotes the pattern characters of a file name.
+func escapeGlob(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // Write implements io.Writer.
 func (a *File) Write(p []byte) (int, error) { return a.W.Write(p) }
 
-// Commit flushes, syncs and renames the file into place.
+// Commit flushes, syncs and renames the file into place (a special file is
+// only flushed and closed).
 func (a *File) Commit() error {
 	if a.done {
 		return errors.New("atomicfile: commit after close")
 	}
 	a.done = true
 	err := a.W.Flush()
+	if a.direct {
+		if cerr := a.f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			return fmt.Errorf("write %s: %w", a.name, err)
+		}
+		return nil
+	}
 	if err == nil {
 		err = a.f.Sync()
 	}
@@ -53,19 +173,22 @@ func (a *File) Commit() error {
 	}
 	if err != nil {
 		os.Remove(a.f.Name())
-		return fmt.Errorf("write %s: %w", a.path, err)
+		return fmt.Errorf("write %s: %w", a.name, err)
 	}
 	return nil
 }
 
-// Abort removes the temporary file; the destination is left untouched.
+// Abort removes the temporary file; the destination is left untouched
+// (a special file keeps what was already written to it).
 func (a *File) Abort() {
 	if a.done {
 		return
 	}
 	a.done = true
 	a.f.Close()
-	os.Remove(a.f.Name())
+	if !a.direct {
+		os.Remove(a.f.Name())
+	}
 }
 
 // WriteFile writes data to path atomically.

@@ -160,6 +160,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Samples < 1 {
 		return nil, fmt.Errorf("experiment: samples %d < 1", cfg.Samples)
 	}
+	if cfg.ValidSamples < 0 || cfg.RandomSamples < 0 {
+		return nil, fmt.Errorf("experiment: valid samples %d or random samples %d < 0", cfg.ValidSamples, cfg.RandomSamples)
+	}
 	if len(cfg.Metrics) == 0 {
 		cfg.Metrics = []eval.Kind{eval.KindNDCG, eval.KindERR}
 	}
@@ -170,18 +173,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	r := &runner{cfg: cfg}
-	// One maxrel for the whole experiment (DESIGN.md): the highest grade of
-	// every file unless given.
-	if r.cfg.Conventions.MaxRel == 0 {
-		for i, f := range cfg.Folds {
-			for _, p := range []string{f.Train, f.Test} {
-				g, err := r.maxLabel(ctx, p, i == 0)
-				if err != nil {
-					return nil, err
-				}
-				r.cfg.Conventions.MaxRel = max(r.cfg.Conventions.MaxRel, g)
-			}
-		}
+	if err := r.settleMaxRel(ctx); err != nil {
+		return nil, err
 	}
 	s := &Summary{
 		Config:      r.configJSON(),
@@ -284,6 +277,31 @@ func (r *runner) keepOnly(paths ...string) {
 // readKey is the part of the cache keys that says how files are read.
 func (r *runner) readKey() string {
 	return key("read", r.cfg.Read.Features, r.cfg.Read.MaxLabel)
+}
+
+// settleMaxRel fixes one maxrel for the whole experiment (DESIGN.md): the
+// highest grade of every train and test file unless given, and a given one
+// must not be below it (ERR would exceed 1), which is checked before any
+// stage runs.
+func (r *runner) settleMaxRel(ctx context.Context) error {
+	highest := 0
+	for i, f := range r.cfg.Folds {
+		for _, p := range []string{f.Train, f.Test} {
+			g, err := r.maxLabel(ctx, p, i == 0)
+			if err != nil {
+				return err
+			}
+			highest = max(highest, g)
+		}
+	}
+	if r.cfg.Conventions.MaxRel == 0 {
+		r.cfg.Conventions.MaxRel = highest
+		return nil
+	}
+	if err := eval.CheckMaxRel(r.cfg.Conventions.MaxRel, highest); err != nil {
+		return fmt.Errorf("--%w", err)
+	}
+	return nil
 }
 
 // maxLabel returns the highest grade in the file at path. It is cached in

@@ -154,3 +154,29 @@ func TestFindFolds(t *testing.T) {
 		t.Fatal("missing fold 7 accepted")
 	}
 }
+
+// A given maxrel below the data's highest grade is refused before any stage
+// runs: no targets, models or results are written.
+func TestRunRefusesLowMaxRel(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := synth.Generate(context.Background(), dir, synth.Config{Queries: 30, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	folds, err := FindFolds(dir, []int{1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	cfg := smallConfig(t, folds, out)
+	cfg.Conventions.MaxRel = 1
+	_, err = Run(context.Background(), cfg)
+	if err == nil || err.Error() != "--maxrel 1 is below the data's highest grade 4" {
+		t.Fatalf("err = %v", err)
+	}
+	entries, _ := os.ReadDir(out)
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), "maxlabel-") {
+			t.Errorf("%s written before the maxrel check", e.Name())
+		}
+	}
+}

@@ -74,6 +74,26 @@ func ParseSetup(f Flags) (Setup, error) {
 	return s, nil
 }
 
+// Check validates, on their own, the flags that were given, so that a
+// command reading its setup from a log header later (ReadSetup) refuses a
+// bad flag before it loads any data.
+func (f Flags) Check() error {
+	if f.SlotsSet {
+		if err := checkSlots(f.Slots); err != nil {
+			return fmt.Errorf("--%w", err)
+		}
+	}
+	if f.LoggingSet {
+		if _, err := impute.ParseLogging(f.Logging); err != nil {
+			return fmt.Errorf("--logging: %w", err)
+		}
+	}
+	if f.CandidatesSet && f.Candidates < 0 {
+		return fmt.Errorf("--candidates %d: must be ≥ 0", f.Candidates)
+	}
+	return nil
+}
+
 // checkSlots reports a slate length outside 1..impute.MaxSlots, in words
 // that follow a flag or header key name.
 func checkSlots(slots int) error {

@@ -1,0 +1,107 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// inputFlags and outputFlags name the flags of every command that read and
+// write files (or, for --folds and experiment's --out, folders).
+var (
+	inputFlags = []string{"data", "logs", "model", "sup-model", "targets", "valid-data",
+		"valid-targets", "query-file", "policy-data", "folds", "target", "rank-by"}
+	outputFlags = []string{"out", "json", "html", "per-query"}
+)
+
+// checkOutputs refuses, before any work, a command line whose output flag
+// names the same file as an input flag (writing it would destroy the input)
+// or as another output flag (one would silently overwrite the other). Files
+// are compared by identity: the same device and inode when both exist, else
+// the same cleaned absolute path, symbolic links followed either way. An
+// output that is an existing special file (/dev/null, a FIFO) is written to,
+// not replaced, so it may be given more than once.
+func checkOutputs(c *cli.Context) error {
+	type named struct{ flag, path string }
+	var ins, outs []named
+	for _, f := range c.Command.Flags {
+		sf, ok := f.(*cli.StringFlag)
+		if !ok || !c.IsSet(sf.Name) || c.String(sf.Name) == "" {
+			continue
+		}
+		v := c.String(sf.Name)
+		switch {
+		case sf.Name == "target" || sf.Name == "rank-by":
+			if p, ok := strings.CutPrefix(v, "model:"); ok {
+				ins = append(ins, named{sf.Name, p})
+			}
+		case slices.Contains(inputFlags, sf.Name):
+			ins = append(ins, named{sf.Name, v})
+		case slices.Contains(outputFlags, sf.Name):
+			if st, err := os.Stat(v); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
+				continue
+			}
+			outs = append(outs, named{sf.Name, v})
+		}
+	}
+	for i, o := range outs {
+		for _, other := range append(ins, outs[i+1:]...) {
+			if sameFile(o.path, other.path) {
+				return fmt.Errorf("--%s and --%s name the same file (%s)", o.flag, other.flag, o.path)
+			}
+		}
+	}
+	return nil
+}
+
+// sameFile reports whether a and b name the same file.
+func sameFile(a, b string) bool {
+	ra, sa := identity(a)
+	rb, sb := identity(b)
+	if sa != nil || sb != nil {
+		return sa != nil && sb != nil && os.SameFile(sa, sb)
+	}
+	return ra != "" && ra == rb
+}
+
+// identity returns the absolute path that p names once its symbolic links
+// are followed (also a dangling one, and links in its folders), and the
+// file's information when it exists.
+func identity(p string) (string, fs.FileInfo) {
+	p, err := filepath.Abs(p)
+	if err != nil {
+		return "", nil
+	}
+	for range 64 {
+		st, err := os.Lstat(p)
+		if err == nil && st.Mode()&fs.ModeSymlink == 0 {
+			return p, st
+		}
+		if err == nil {
+			link, err := os.Readlink(p)
+			if err != nil {
+				return p, nil
+			}
+			if !filepath.IsAbs(link) {
+				link = filepath.Join(filepath.Dir(p), link)
+			}
+			p = link
+			continue
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return p, nil
+		}
+		// Missing: its folder may still be reached through a link.
+		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			return filepath.Join(dir, filepath.Base(p)), nil
+		}
+		return p, nil
+	}
+	return p, nil
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// An output flag naming an input or another output is refused before any
+// work, naming both flags; the input is left as it was.
+func TestOutputCollisions(t *testing.T) {
+	dir := t.TempDir()
+	in := func(name string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte("precious "+name), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	data, logs, model, targets := in("data.txt"), in("log.txt"), in("model.bin"), in("targets.txt")
+	link := filepath.Join(dir, "link.txt")
+	if err := os.Symlink("data.txt", link); err != nil {
+		t.Fatal(err)
+	}
+	folds := filepath.Join(dir, "folds")
+	os.Mkdir(folds, 0o755)
+	fresh := filepath.Join(dir, "new.json")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "uniform", "--samples", "9", "--out", data}, "--out and --data name the same file (" + data + ")"},
+		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "uniform", "--samples", "9", "--out", link}, "--out and --data name the same file (" + link + ")"},
+		{[]string{"impute", "--data", data, "--logs", logs, "--out", logs}, "--out and --logs name the same file (" + logs + ")"},
+		{[]string{"train", "--data", data, "--targets", targets, "--out", targets}, "--out and --targets name the same file (" + targets + ")"},
+		{[]string{"predict", "--data", data, "--model", model, "--out", model}, "--out and --model name the same file (" + model + ")"},
+		{[]string{"rank", "--data", data, "--model", model, "--out", fresh, "--json", fresh}, "--out and --json name the same file (" + fresh + ")"},
+		{[]string{"rank", "--data", data, "--model", model, "--per-query", "./" + filepath.Base(data)}, "--per-query and --data name the same file (./data.txt)"},
+		{[]string{"evaluate", "--data", data, "--logs", logs, "--target", "model:" + model, "--json", model}, "--json and --target name the same file (" + model + ")"},
+		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "pa:1", "--rank-by", "model:" + model, "--samples", "9", "--out", model}, "--out and --rank-by name the same file (" + model + ")"},
+		{[]string{"evaluate-sweep", "--data", data, "--target", "feature:1", "--json", fresh, "--html", fresh}, "--json and --html name the same file (" + fresh + ")"},
+		{[]string{"experiment", "--folds", folds, "--out", folds + "/"}, "--out and --folds name the same file (" + folds + "/)"},
+	}
+	t.Chdir(dir)
+	for _, c := range cases {
+		err := runPiopt(t, append(c.args, "--no-cache")...)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("piopt %s: error %v, want %q", strings.Join(c.args, " "), err, c.want)
+		}
+	}
+	for _, p := range []string{data, logs, model, targets} {
+		if b := mustRead(t, p); string(b) != "precious "+filepath.Base(p) {
+			t.Errorf("%s now reads %q", p, b)
+		}
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("%s is no longer a link", link)
+	}
+	if _, err := os.Stat(fresh); err == nil {
+		t.Errorf("%s was written", fresh)
+	}
+}
+
+// Distinct outputs, and one special file given twice (a FIFO made here;
+// /dev/null is the usual case), pass the check.
+func TestOutputsDistinctOrSpecial(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	for _, args := range [][]string{
+		{"rank", "--data", "d", "--model", "m", "--out", filepath.Join(dir, "a"), "--json", filepath.Join(dir, "b")},
+		{"rank", "--data", "d", "--model", "m", "--out", fifo, "--json", fifo},
+	} {
+		// The run goes on to fail on the missing --data d.
+		err := runPiopt(t, append(args, "--no-cache")...)
+		if err == nil || strings.Contains(err.Error(), "the same file") {
+			t.Errorf("%v: %v, want the missing data to be reported", args, err)
+		}
+	}
+}

@@ -339,8 +339,10 @@ func FuzzRead(f *testing.F) {
 		if err := a.Validate(); err != nil {
 			t.Fatal(err)
 		}
+		// A line ends at LF, CRLF or a lone CR (old Mac files).
+		lines := bytes.ReplaceAll(bytes.ReplaceAll(text, []byte("\r\n"), []byte("\n")), []byte("\r"), []byte("\n"))
 		docs := 0
-		for _, line := range bytes.Split(text, []byte("\n")) {
+		for _, line := range bytes.Split(lines, []byte("\n")) {
 			line, _, _ = bytes.Cut(line, []byte("#"))
 			if len(bytes.FieldsFunc(line, func(r rune) bool { return r < 128 && separator[r] })) > 0 {
 				docs++

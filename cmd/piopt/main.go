@@ -51,7 +51,7 @@ dataset file, a query is its raw qid, and a slot is 1-based.`,
 		EnableBashCompletion: true,
 	}
 	for _, cmd := range app.Commands {
-		cmd.Before = checkOutputs // before any work, for every command
+		cmd.Before = checkBeforeWork
 	}
 	return app
 }
@@ -63,4 +63,14 @@ func main() {
 		fmt.Fprintln(os.Stderr, "piopt:", err)
 		os.Exit(1)
 	}
+}
+
+// checkBeforeWork runs, for every command, the checks that need no input
+// read: a run never spends minutes and then fails on what it could have
+// refused at start.
+func checkBeforeWork(c *cli.Context) error {
+	if c.IsSet("threads") && c.Int("threads") < 0 {
+		return fmt.Errorf("--threads %d: must be ≥ 0 (0: all cores)", c.Int("threads"))
+	}
+	return checkOutputs(c)
 }

@@ -32,7 +32,13 @@ func checkOutputs(c *cli.Context) error {
 	var ins, outs []named
 	for _, f := range c.Command.Flags {
 		sf, ok := f.(*cli.StringFlag)
-		if !ok || !c.IsSet(sf.Name) || c.String(sf.Name) == "" {
+		if !ok || !c.IsSet(sf.Name) {
+			continue
+		}
+		if c.String(sf.Name) == "" {
+			if slices.Contains(outputFlags, sf.Name) {
+				return fmt.Errorf("--%s: empty file name", sf.Name)
+			}
 			continue
 		}
 		v := c.String(sf.Name)

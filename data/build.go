@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -114,7 +115,7 @@ func (b *builder) widen(need, line int) error {
 	if nd > 0 {
 		s = max(need, b.stride+b.stride/4)
 	}
-	if err := b.checkSize(nd, s, line); err != nil {
+	if _, err := b.checkSize(nd, s, line); err != nil {
 		return err
 	}
 	if nd == 0 || b.stride == 0 {
@@ -147,16 +148,17 @@ func (b *builder) reserve(nd int, rawPos int64, line int) error {
 		est := int(float64(nd)*float64(b.total)/float64(rawPos)*1.03) + 64
 		docs = max(est, nd+nd/16+64)
 	}
-	if err := b.checkSize(nd, b.stride, line); err != nil {
+	avail, err := b.checkSize(nd, b.stride, line)
+	if err != nil {
 		return err
 	}
 	if b.sx.features == 0 && b.total > 0 {
 		// Never reserve beyond the size check's bound for the whole input.
 		docs = min(docs, max(nd, int(b.limitBytes(b.total)/int64(4*max(b.stride, 1)))))
 	}
-	if avail, ok := memAvailable(); ok {
+	if lim := avail / int64(4*max(b.stride, 1)); lim < int64(docs) {
 		// Nor beyond the memory available (checkSize passed for nd).
-		docs = min(docs, max(nd, int(avail/int64(4*max(b.stride, 1)))))
+		docs = max(nd, int(lim))
 	}
 	nf := make([]float32, need, docs*b.stride)
 	copy(nf, b.feat)
@@ -174,26 +176,31 @@ func (b *builder) limitBytes(text int64) int64 {
 // checkSize refuses a dense matrix of nd documents × stride features that
 // is unreasonably large for the text (when the feature count comes from the
 // data) or larger than the memory available (whatever its source), before
-// it is allocated.
-func (b *builder) checkSize(nd, stride, line int) error {
+// it is allocated. It returns the bytes of memory available (MaxInt64 when
+// the system does not tell), read once for both the check and reserve.
+func (b *builder) checkSize(nd, stride, line int) (int64, error) {
 	bytes := int64(nd) * int64(stride) * 4
 	if b.sx.features == 0 && bytes > b.limitBytes(b.text) {
-		return &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
+		return 0, &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
 			"feature index %d makes the dense feature matrix %.1f GiB (%d documents × %d features) for %.1f MiB of text; if that is intended, give the feature count (--features)",
 			stride, float64(bytes)/(1<<30), nd, stride, float64(b.text)/(1<<20))}
 	}
-	if avail, ok := memAvailable(); ok && bytes > avail {
+	avail, ok := memAvailable()
+	if !ok {
+		return math.MaxInt64, nil
+	}
+	if bytes > avail {
 		what := fmt.Sprintf("--features %d", b.sx.features)
 		if b.sx.features == 0 {
 			what = fmt.Sprintf("feature index %d", stride)
 		} else {
 			line = 0 // the count comes from the flag, not from a line
 		}
-		return &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
+		return 0, &ParseError{File: b.name, Line: line, Err: errorf(ErrTooLarge,
 			"%s makes the dense feature matrix %.1f GiB (%d documents × %d features × 4 bytes), more than the %.1f GiB of memory available; at most %d features fit for %d documents",
 			what, float64(bytes)/(1<<30), nd, stride, float64(avail)/(1<<30), avail/(4*int64(max(nd, 1))), nd)}
 	}
-	return nil
+	return avail, nil
 }
 
 // finish checks the end of the input and returns the Dataset.

@@ -65,12 +65,20 @@ func (o ReadOptions) warnCache(dir string, err error) {
 }
 
 type cacheEntry struct {
-	path  string // the cache file
-	dir   string // the cache folder, for messages
-	opt   ReadOptions
-	key   string // everything the entry depends on except the source hash
-	src   string // source path, for hashing
-	stamp [2]int64
+	path   string // the cache file
+	dir    string // the cache folder, for messages
+	notice func(dir string, err error)
+	key    string // everything the entry depends on except the source hash
+	src    string // source path, for hashing
+	stamp  [2]int64
+}
+
+// warn tells the entry's CacheNotice, if any, that its folder cannot be
+// used because of err, a failure on a file in it.
+func (ce *cacheEntry) warn(err error) {
+	if ce.notice != nil {
+		ce.notice(ce.dir, unwrapPath(err))
+	}
 }
 
 // newCacheEntry names the cache file of (path, qf, opt). It returns nil when
@@ -110,12 +118,12 @@ func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *
 	}
 	sum := sha256.Sum256([]byte(ident))
 	return &cacheEntry{
-		path:  filepath.Join(dir, hex.EncodeToString(sum[:16])+".dataset"),
-		dir:   dir,
-		opt:   opt,
-		key:   key,
-		src:   path,
-		stamp: [2]int64{st.Size(), st.ModTime().UnixNano()},
+		path:   filepath.Join(dir, hex.EncodeToString(sum[:16])+".dataset"),
+		dir:    dir,
+		notice: opt.CacheNotice,
+		key:    key,
+		src:    path,
+		stamp:  [2]int64{st.Size(), st.ModTime().UnixNano()},
 	}
 }
 
@@ -129,7 +137,7 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 	f, err := os.Open(ce.path)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			ce.opt.warnCache(ce.dir, unwrapPath(err))
+			ce.warn(err)
 		}
 		return nil
 	}
@@ -272,8 +280,8 @@ func readUints(r io.Reader, buf []byte, size int, set func(i int, v uint64), cou
 
 // store writes ds under the entry, atomically; srcHash is the content hash
 // of the bytes that were parsed. Failures go to the CacheNotice and are
-// otherwise ignored: the cache is an optimisation. The entry is not written when the source changed while it
-// was read.
+// otherwise ignored: the cache is an optimisation. The entry is not written
+// when the source changed while it was read.
 func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 	if ce == nil {
 		return
@@ -282,11 +290,11 @@ func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 		return
 	}
 	if err := os.MkdirAll(filepath.Dir(ce.path), 0o755); err != nil {
-		ce.opt.warnCache(ce.dir, unwrapPath(err))
+		ce.warn(err)
 		return
 	}
 	if err := writeCache(ce.path, ce.key, ds, srcHash); err != nil {
-		ce.opt.warnCache(ce.dir, unwrapPath(err))
+		ce.warn(err)
 	}
 }
 

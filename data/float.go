@@ -8,7 +8,7 @@ import (
 )
 
 // pow10 holds the powers of ten that are exact in float64 and used by the
-// fast path of parseFloat32.
+// fast path of scanFloat32.
 var pow10 = [...]float64{1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8}
 
 // fastLimit[k] = 2^24·10^k: the fast path requires m/10^k < 2^24.
@@ -34,7 +34,7 @@ var fastLimit = [...]uint64{
 // For k = 0 the only rounding is the float32 one. Anything else (exponents,
 // more digits, inf, nan) goes to strconv.ParseFloat, except the Go-only
 // spellings no other LETOR reader accepts: hexadecimal ("0x1p-2") and
-// underscores ("1_000") are not finite numbers here (see badValueError).
+// underscores ("1_000") are not finite numbers here (see valueError).
 func scanFloat32(line []byte, p int) (float32, int, bool) {
 	i, neg := p, false
 	if i < len(line) && (line[i] == '-' || line[i] == '+') {

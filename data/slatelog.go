@@ -353,6 +353,37 @@ func (lr *lineReader) readHeader(magic string) (Header, error) {
 	return h, nil
 }
 
+// nextRecord returns the next line that is neither blank nor a `#`
+// comment; io.EOF at the end.
+func (lr *lineReader) nextRecord() ([]byte, error) {
+	for {
+		line, err := lr.readLine()
+		if err != nil {
+			return nil, err
+		}
+		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+			return line, nil
+		}
+	}
+}
+
+// splitFields cuts line at tabs into exactly len(fields) fields, whose
+// names (for the message) are names.
+func (lr *lineReader) splitFields(line []byte, fields [][]byte, names string) error {
+	n := len(fields)
+	for i := range fields {
+		f, rest, ok := bytes.Cut(line, []byte{'\t'})
+		fields[i], line = f, rest
+		if !ok && i < n-1 {
+			return lr.lineErr(ErrRow, "%d tab-separated fields, want %d (%s)", i+1, n, names)
+		}
+		if ok && i == n-1 {
+			return lr.lineErr(ErrRow, "more than %d tab-separated fields (%s)", n, names)
+		}
+	}
+	return nil
+}
+
 // qidIndex maps ds's raw qids to query indices.
 func qidIndex(ds *Dataset) map[string]int {
 	m := make(map[string]int, ds.NumQueries())
@@ -366,32 +397,16 @@ func qidIndex(ds *Dataset) map[string]int {
 // without any impression is an error (ErrNoImpressions naming the file):
 // every estimate from it would be a meaningless 0.
 func (lr *LogReader) Next() (LogRecord, error) {
-	var line []byte
-	for {
-		l, err := lr.readLine()
-		if err == io.EOF && lr.n == 0 {
-			return LogRecord{}, lr.fileErr(ErrNoImpressions, "no impression after the header line: nothing to estimate from")
-		}
-		if err != nil {
-			return LogRecord{}, err
-		}
-		if t := bytes.TrimSpace(l); len(t) > 0 && t[0] != '#' {
-			line = l
-			break
-		}
+	line, err := lr.nextRecord()
+	if err == io.EOF && lr.n == 0 {
+		return LogRecord{}, lr.fileErr(ErrNoImpressions, "no impression after the header line: nothing to estimate from")
+	}
+	if err != nil {
+		return LogRecord{}, err
 	}
 	lr.fields = [3][]byte{}
-	rest := line
-	for i := range lr.fields {
-		f, r, ok := bytes.Cut(rest, []byte{'\t'})
-		lr.fields[i] = f
-		rest = r
-		if !ok && i < 2 {
-			return LogRecord{}, lr.lineErr(ErrRow, "%d tab-separated fields, want 3 (qid, slate, reward)", i+1)
-		}
-		if ok && i == 2 {
-			return LogRecord{}, lr.lineErr(ErrRow, "more than 3 tab-separated fields (qid, slate, reward)")
-		}
+	if err := lr.splitFields(line, lr.fields[:], "qid, slate, reward"); err != nil {
+		return LogRecord{}, err
 	}
 	q, ok := lr.qids[string(lr.fields[0])]
 	if !ok {
@@ -399,7 +414,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	}
 	m := lr.ds.QuerySize(q)
 	slate := lr.slate[:0]
-	rest = lr.fields[1]
+	rest := lr.fields[1]
 	for i := 0; ; i++ {
 		tok, r, more := bytes.Cut(rest, []byte{','})
 		rest = r
@@ -449,6 +464,12 @@ func (lr *LogReader) Errorf(field int, format string, args ...any) error {
 	if field >= 1 && field <= 3 {
 		tok = lr.fields[field-1]
 	}
+	return lr.fieldErr(field, tok, kind, format, args...)
+}
+
+// fieldErr is an error about field (1-based), whose text is tok, of the
+// current line.
+func (lr *lineReader) fieldErr(field int, tok []byte, kind error, format string, args ...any) error {
 	return &ParseError{File: lr.name, Line: lr.line, Field: field, Token: shorten(tok), Err: errorf(kind, format, args...)}
 }
 

@@ -64,15 +64,12 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 	var lines []int32
 	sorted := true
 	for {
-		line, err := lr.readLine()
+		line, err := lr.nextRecord()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
-		}
-		if tr := bytes.TrimSpace(line); len(tr) == 0 || tr[0] == '#' {
-			continue
 		}
 		row, err := parseTargetRow(lr, line, qids, ds, slots)
 		if err != nil {
@@ -166,19 +163,11 @@ type targetRow struct {
 // of ds with the header's slots, naming the field at fault on error.
 func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Dataset, slots int) (targetRow, error) {
 	var fields [5][]byte
-	fieldErr := func(f int, kind error, format string, args ...any) error {
-		return &ParseError{File: lr.name, Line: lr.line, Field: f, Token: shorten(fields[f-1]), Err: errorf(kind, format, args...)}
+	if err := lr.splitFields(line, fields[:], "qid, doc, slot, target, weight"); err != nil {
+		return targetRow{}, err
 	}
-	rest := line
-	for i := range fields {
-		f, r, ok := bytes.Cut(rest, []byte{'\t'})
-		fields[i], rest = f, r
-		if !ok && i < 4 {
-			return targetRow{}, lr.lineErr(ErrRow, "%d tab-separated fields, want 5 (qid, doc, slot, target, weight)", i+1)
-		}
-		if ok && i == 4 {
-			return targetRow{}, lr.lineErr(ErrRow, "more than 5 tab-separated fields (qid, doc, slot, target, weight)")
-		}
+	fieldErr := func(f int, kind error, format string, args ...any) error {
+		return lr.fieldErr(f, fields[f-1], kind, format, args...)
 	}
 	q, ok := qids[string(fields[0])]
 	if !ok {

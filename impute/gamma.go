@@ -307,9 +307,11 @@ func (g *Gamma) Marginals(dst []float64) []float64 {
 	return dst
 }
 
-func resize(s []float64, n int) []float64 {
+// resize returns s resized to n, reusing its array when large enough (the
+// contents are not cleared).
+func resize[T any](s []T, n int) []T {
 	if cap(s) < n {
-		return make([]float64, n)
+		return make([]T, n)
 	}
 	return s[:n]
 }

@@ -258,10 +258,7 @@ func propagate(lv *dpLevel, from, to []float64, nc, only int) {
 
 // grow returns s resized to n zeros, reusing its storage.
 func grow(s []float64, n int) []float64 {
-	if cap(s) < n {
-		return make([]float64, n)
-	}
-	s = s[:n]
+	s = resize(s, n)
 	clear(s)
 	return s
 }

@@ -33,7 +33,7 @@ type SlateSolver struct {
 // returns the slate's objective Σ_j w(j, s_j) (SlateSum).
 func (s *SlateSolver) Greedy(w []float64, m int, slate []int32) float64 {
 	lx := len(slate)
-	s.taken = growSlice(s.taken, m)
+	s.taken = resize(s.taken, m)
 	clear(s.taken)
 	for j := range slate {
 		slate[j] = -1
@@ -89,9 +89,9 @@ func (s *SlateSolver) Exact(w []float64, m int, slate []int32) float64 {
 		return 0
 	}
 	// Candidates: the union over slots of each slot's lx best candidates.
-	s.taken = growSlice(s.taken, m)
+	s.taken = resize(s.taken, m)
 	clear(s.taken)
-	s.top = growSlice(s.top, lx)
+	s.top = resize(s.top, lx)
 	for j := range lx {
 		for _, a := range s.top[:Top(w[j*m:(j+1)*m], s.top)] {
 			s.taken[a] = true
@@ -104,7 +104,7 @@ func (s *SlateSolver) Exact(w []float64, m int, slate []int32) float64 {
 		}
 	}
 	n, c := lx, len(s.cand) // rows = slots, columns = candidates, n ≤ c
-	s.cost = growSlice(s.cost, n*c)
+	s.cost = resize(s.cost, n*c)
 	for j := range n {
 		for k, a := range s.cand {
 			s.cost[j*c+k] = -w[j*m+int(a)] // maximise score
@@ -117,7 +117,7 @@ func (s *SlateSolver) Exact(w []float64, m int, slate []int32) float64 {
 		}
 	}
 	best := SlateSum(w, m, slate)
-	s.gs = growSlice(s.gs, lx)
+	s.gs = resize(s.gs, lx)
 	if g := s.Greedy(w, m, s.gs); g >= best-exactTieTol*math.Max(1, math.Abs(best)) {
 		copy(slate, s.gs)
 		return g
@@ -131,12 +131,12 @@ func (s *SlateSolver) Exact(w []float64, m int, slate []int32) float64 {
 // row and column potentials that adds one row at a time along a shortest
 // augmenting path.
 func (s *SlateSolver) hungarian(n, c int) {
-	s.u = growSlice(s.u, n+1)
-	s.v = growSlice(s.v, c+1)
-	s.p = growSlice(s.p, c+1)
-	s.way = growSlice(s.way, c+1)
-	s.minv = growSlice(s.minv, c+1)
-	s.used = growSlice(s.used, c+1)
+	s.u = resize(s.u, n+1)
+	s.v = resize(s.v, c+1)
+	s.p = resize(s.p, c+1)
+	s.way = resize(s.way, c+1)
+	s.minv = resize(s.minv, c+1)
+	s.used = resize(s.used, c+1)
 	clear(s.u)
 	clear(s.v)
 	clear(s.p)
@@ -209,12 +209,4 @@ func Top(v []float64, out []int32) int {
 		out[i] = int32(a)
 	}
 	return k
-}
-
-// growSlice returns b resized to n, reusing its array when large enough.
-func growSlice[T any](b []T, n int) []T {
-	if cap(b) < n {
-		return make([]T, n)
-	}
-	return b[:n]
 }

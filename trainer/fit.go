@@ -99,7 +99,7 @@ func FitLasso(ctx context.Context, x []float32, cols int, y []float32, l1 float6
 		{Name: "lambda", Value: "0"},
 		// gblinear scales its penalties by the sum of row weights
 		// (DenormalizePenalties), so alpha is already per row.
-		{Name: "alpha", Value: strconv.FormatFloat(l1, 'g', -1, 64)},
+		{Name: "alpha", Value: ftoa(l1)},
 	}
 	threads := fitThreads(len(y)*cols, opt.Threads, true)
 	r, dm, err := newRegression(x, cols, y, params, xgboost.BuildDense, threads, opt.Seed)
@@ -159,7 +159,7 @@ func newRegression(x []float32, cols int, y []float32, params []xgboost.Param, b
 	mean /= float64(rows)
 	common := []xgboost.Param{
 		{Name: "objective", Value: "reg:squarederror"},
-		{Name: "base_score", Value: strconv.FormatFloat(mean, 'g', -1, 64)},
+		{Name: "base_score", Value: ftoa(mean)},
 		{Name: "nthread", Value: strconv.Itoa(threads)},
 		{Name: "seed", Value: strconv.FormatUint(seed%math.MaxInt32, 10)},
 		{Name: "verbosity", Value: "1"},

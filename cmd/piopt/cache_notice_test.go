@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,10 +13,7 @@ func TestCacheNoticeOncePerRun(t *testing.T) {
 	dir := t.TempDir()
 	a := writeLETOR(t, dir, letorSpec{file: "a.txt", seed: 1, queries: 3, minDocs: 2, maxDocs: 4})
 	b := writeLETOR(t, dir, letorSpec{file: "b.txt", seed: 2, queries: 2, minDocs: 2, maxDocs: 4})
-	notDir := filepath.Join(dir, "cache")
-	if err := os.WriteFile(notDir, []byte("x"), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	notDir := writeText(t, dir, "cache", "x")
 	app := newApp()
 	var out, errs bytes.Buffer
 	app.Writer, app.ErrWriter = &out, &errs

@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
@@ -111,11 +110,7 @@ func runEvaluate(c *cli.Context) error {
 	}
 	info.WriteTable(os.Stdout, res)
 	if p := c.String("json"); p != "" {
-		b, err := offpolicy.EstimatesJSON(&info, res)
-		if err != nil {
-			return err
-		}
-		return atomicfile.WriteFile(p, append(b, '\n'))
+		return writeJSON(p, offpolicy.EstimatesJSON(&info, res))
 	}
 	return nil
 }

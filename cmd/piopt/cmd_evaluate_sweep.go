@@ -3,10 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"time"
 
 	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -139,10 +139,7 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 	grid := offpolicy.LogGrid(c.Int64("min-samples"), n, c.Int("points-per-decade"))
 	// Runs are simulated and DM-fitted min(threads, runs) at a time; each
 	// DM fit gets the threads left over.
-	threads := c.Int("threads")
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
+	threads := parallel.Workers(c.Int("threads"))
 	fitThreads := max(1, threads/min(threads, runs))
 	bar := progress.New(os.Stderr, "evaluate-sweep", n*int64(runs), "samples")
 	res, err := plan.Sweep(c.Context, offpolicy.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -119,10 +118,9 @@ func TestEvaluateRefusesMismatchedLog(t *testing.T) {
 	}
 	// A slate the logging policy cannot draw: 3 documents where the header
 	// allows 2 candidates.
-	bad := filepath.Join(dir, "bad.log")
 	lines := strings.SplitN(string(mustRead(t, log)), "\n", 3)
 	hdr := strings.Replace(lines[0], "logging=uniform", "logging=uniform candidates=2", 1)
-	os.WriteFile(bad, []byte(hdr+"\n"+lines[1]+"\n"), 0o644)
+	bad := writeText(t, dir, "bad.log", hdr+"\n"+lines[1]+"\n")
 	err := runPiopt(t, append([]string{"evaluate", "--logs", bad, "--target", "feature:1"}, common...)...)
 	if err == nil || !strings.Contains(err.Error(), "bad.log") {
 		t.Errorf("log naming non-candidates: error %v, want one naming the file", err)

@@ -88,8 +88,7 @@ func TestImputeRefusesMismatchedLog(t *testing.T) {
 	lines := strings.Split(text, "\n")
 	f := strings.Split(lines[50], "\t")
 	lines[50] = f[0] + "\t" + f[1] + "\tinf"
-	bad := filepath.Join(dir, "bad.log")
-	os.WriteFile(bad, []byte(strings.Join(lines, "\n")), 0o644)
+	bad := writeText(t, dir, "bad.log", strings.Join(lines, "\n"))
 	err := runPiopt(t, append([]string{"impute", "--logs", bad, "--out", out}, common...)...)
 	if err == nil || !strings.Contains(err.Error(), "bad.log:51: field 3") {
 		t.Fatalf("bad reward: %v", err)

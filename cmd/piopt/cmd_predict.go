@@ -1,13 +1,12 @@
 package main
 
 import (
-	"fmt"
+	"io"
 	"math"
 	"os"
 	"strconv"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
@@ -63,11 +62,12 @@ func runPredict(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	f, err := atomicfile.Create(c.String("out"))
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
+	return writeAtomic(c.String("out"), func(w io.Writer) error { return writeScores(w, ds, sc) })
+}
+
+// writeScores writes one line "qid<TAB>doc<TAB>slot<TAB>score" per score
+// (slot 0 for a model without slots).
+func writeScores(w io.Writer, ds *data.Dataset, sc *ranker.Scores) error {
 	st := sc.Stride()
 	var line []byte
 	for q := range ds.NumQueries() {
@@ -89,11 +89,11 @@ func runPredict(c *cli.Context) error {
 				line = append(line, '\t')
 				line = strconv.AppendFloat(line, v, 'g', -1, 64)
 				line = append(line, '\n')
-				if _, err := f.W.Write(line); err != nil {
-					return fmt.Errorf("write %s: %w", c.String("out"), err)
+				if _, err := w.Write(line); err != nil {
+					return err
 				}
 			}
 		}
 	}
-	return f.Commit()
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/progress"
@@ -160,18 +159,4 @@ func writeRankFiles(c *cli.Context, ds *data.Dataset, rep *ranker.Report, kind s
 		return writeJSON(p, rep)
 	}
 	return nil
-}
-
-// writeAtomic writes the file at path with write, replacing it only once
-// write has succeeded.
-func writeAtomic(path string, write func(w io.Writer) error) error {
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
 }

@@ -95,8 +95,7 @@ func TestStatsErrors(t *testing.T) {
 	if _, err := runCapture(t, "stats"); err == nil {
 		t.Error("stats without files succeeded")
 	}
-	bad := filepath.Join(t.TempDir(), "bad.txt")
-	os.WriteFile(bad, []byte("1 qid:1 1:0\n7 qid:1 1:0\n"), 0o644)
+	bad := writeText(t, t.TempDir(), "bad.txt", "1 qid:1 1:0\n7 qid:1 1:0\n")
 	_, err := runCapture(t, "stats", "--no-cache", bad)
 	if err == nil || !strings.Contains(err.Error(), "bad.txt:2: field 1 (\"7\"): label 7 outside 0..4") {
 		t.Errorf("got %v", err)

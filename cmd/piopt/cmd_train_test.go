@@ -4,7 +4,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -34,10 +33,7 @@ func trainFixture(t *testing.T, dir, name string, seed uint64) (letor, targets s
 			b.WriteString("\n")
 		}
 	}
-	letor = filepath.Join(dir, name+".txt")
-	if err := os.WriteFile(letor, []byte(b.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	letor = writeText(t, dir, name+".txt", b.String())
 	ds, err := data.Load(letor, data.ReadOptions{MaxLabel: 2, NoCache: true})
 	if err != nil {
 		t.Fatal(err)
@@ -63,11 +59,12 @@ func trainFixture(t *testing.T, dir, name string, seed uint64) (letor, targets s
 	return letor, targets
 }
 
-func runTrainCLI(args ...string) error {
+func runTrainCLI(t *testing.T, args ...string) error {
+	t.Helper()
 	// One thread unless a test says otherwise: XGBoost's OpenMP threads
 	// spin at barriers and crawl when go test keeps the other cores busy.
-	base := []string{"piopt", "train", "--no-cache", "--max-label", "2", "--trees", "20", "--leaves", "8", "--threads", "1"}
-	return newApp().RunContext(context.Background(), append(base, args...))
+	base := []string{"train", "--no-cache", "--max-label", "2", "--trees", "20", "--leaves", "8", "--threads", "1"}
+	return runPiopt(t, append(base, args...)...)
 }
 
 func TestTrainCommand(t *testing.T) {
@@ -76,7 +73,7 @@ func TestTrainCommand(t *testing.T) {
 	va, vaT := trainFixture(t, dir, "vali", 2)
 	out := func(name string) string { return filepath.Join(dir, name) }
 
-	if err := runTrainCLI("--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", vaT, "--out", out("pi.model")); err != nil {
+	if err := runTrainCLI(t, "--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", vaT, "--out", out("pi.model")); err != nil {
 		t.Fatal(err)
 	}
 	m, err := trainer.Load(out("pi.model"))
@@ -90,14 +87,14 @@ func TestTrainCommand(t *testing.T) {
 	m.Close()
 
 	// Same seed, other thread count: same bytes.
-	if err := runTrainCLI("--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", vaT, "--threads", "2", "--out", out("pi1.model")); err != nil {
+	if err := runTrainCLI(t, "--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", vaT, "--threads", "2", "--out", out("pi1.model")); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(mustRead(t, out("pi.model")), mustRead(t, out("pi1.model"))) {
 		t.Fatal("--threads 1 and 2 gave different model bytes")
 	}
 
-	if err := runTrainCLI("--sup", "--data", tr, "--valid-data", va, "--early-stopping", "3", "--learning-rate", "0.5", "--out", out("sup.json")); err != nil {
+	if err := runTrainCLI(t, "--sup", "--data", tr, "--valid-data", va, "--early-stopping", "3", "--learning-rate", "0.5", "--out", out("sup.json")); err != nil {
 		t.Fatal(err)
 	}
 	if !bytes.HasPrefix(mustRead(t, out("sup.json")), []byte("{")) {
@@ -112,10 +109,10 @@ func TestTrainCommand(t *testing.T) {
 	}
 	m.Close()
 
-	if err := runTrainCLI("--sup", "--sup-target", "relevance", "--data", tr, "--out", out("suprel.model")); err != nil {
+	if err := runTrainCLI(t, "--sup", "--sup-target", "relevance", "--data", tr, "--out", out("suprel.model")); err != nil {
 		t.Fatal(err)
 	}
-	if err := runTrainCLI("--objective", "rank:ndcg", "--data", tr, "--valid-data", va, "--eval-metric", "ndcg@3", "--out", out("lm.model")); err != nil {
+	if err := runTrainCLI(t, "--objective", "rank:ndcg", "--data", tr, "--valid-data", va, "--eval-metric", "ndcg@3", "--out", out("lm.model")); err != nil {
 		t.Fatal(err)
 	}
 	m, err = trainer.Load(out("lm.model"))
@@ -150,7 +147,7 @@ func TestTrainCommandErrors(t *testing.T) {
 		{[]string{"--data", tr, "--targets", vaT, "--out", o}, "vali.targets"},
 		{[]string{"--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", trT, "--out", o}, "train.targets"},
 	} {
-		err := runTrainCLI(c.args...)
+		err := runTrainCLI(t, c.args...)
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%v: error %v, want %q", c.args, err, c.want)
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 
 	"github.com/piopt/piopt/data"
@@ -38,21 +39,15 @@ func readOptions(c *cli.Context) data.ReadOptions {
 }
 
 // cacheNotice returns the run's one notifier of unusable cache folders, so
-// that a folder is reported once however many files a command reads.
+// that a folder is reported once however many files a command reads. (The
+// app's setup makes ErrWriter, os.Stderr by default, and Metadata.)
 func cacheNotice(c *cli.Context) func(dir string, err error) {
 	const key = "cache-notice"
-	if f, ok := c.App.Metadata[key].(func(string, error)); ok {
-		return f
+	f, ok := c.App.Metadata[key].(func(string, error))
+	if !ok {
+		f = data.CacheNotices(c.App.ErrWriter)
+		c.App.Metadata[key] = f
 	}
-	w := c.App.ErrWriter
-	if w == nil {
-		w = os.Stderr
-	}
-	f := data.CacheNotices(w)
-	if c.App.Metadata == nil {
-		c.App.Metadata = map[string]any{}
-	}
-	c.App.Metadata[key] = f
 	return f
 }
 
@@ -141,4 +136,18 @@ func writeJSON(path string, v any) error {
 		return err
 	}
 	return atomicfile.WriteFile(path, append(b, '\n'))
+}
+
+// writeAtomic writes the file at path with write, replacing it only once
+// write has succeeded.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
 }

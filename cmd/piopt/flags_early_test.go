@@ -12,12 +12,12 @@ import (
 func TestNumericFlagsRefusedBeforeWork(t *testing.T) {
 	none := filepath.Join(t.TempDir(), "none.txt")
 	folds := t.TempDir()
-	for _, k := range []string{"1"} {
-		d := filepath.Join(folds, "Fold"+k)
-		os.MkdirAll(d, 0o755)
-		for _, f := range []string{"train.txt", "vali.txt", "test.txt"} {
-			os.WriteFile(filepath.Join(d, f), []byte("0 qid:1 1:1\n"), 0o644)
-		}
+	fold1 := filepath.Join(folds, "Fold1")
+	if err := os.Mkdir(fold1, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"train.txt", "vali.txt", "test.txt"} {
+		writeText(t, fold1, f, "0 qid:1 1:1\n")
 	}
 	ev := []string{"evaluate", "--data", none, "--logs", none, "--target", "feature:1"}
 	sw := []string{"evaluate-sweep", "--data", none, "--target", "feature:1"}

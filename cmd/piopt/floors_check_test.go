@@ -36,49 +36,29 @@ func TestCheckFloorsGood(t *testing.T) {
 
 // Each change breaks exactly one rule, and checkFloors names it.
 func TestCheckFloorsViolations(t *testing.T) {
+	adding := func(p modPackage) func(g []modPackage) []modPackage {
+		return func(g []modPackage) []modPackage { return append(g, p) }
+	}
+	cgo := func(path string, on bool) func(g []modPackage) []modPackage {
+		return func(g []modPackage) []modPackage { pkgOf(g, path).Cgo = on; return g }
+	}
 	for _, c := range []struct {
 		name   string
 		change func(g []modPackage) []modPackage
 		want   string
 	}{
-		{"upward", func(g []modPackage) []modPackage {
-			return addImport(g, "features", "ranker")
-		}, "features (floor 1) imports ranker (floor 2)"},
-		{"floor 0 to internal", func(g []modPackage) []modPackage {
-			return addImport(g, "data/synth", "internal/progress")
-		}, "data/synth (floor 0) imports internal/progress (floor 3)"},
-		{"library to cmd", func(g []modPackage) []modPackage {
-			return addImport(g, "internal/policy", "cmd/piopt")
-		}, "internal/policy (floor 3) imports cmd/piopt (floor 4)"},
-		{"sideways on floor 1", func(g []modPackage) []modPackage {
-			return addImport(g, "impute", "features")
-		}, "impute imports features on its own floor 1"},
-		{"sideways on floor 0", func(g []modPackage) []modPackage {
-			return addImport(g, "eval", "data")
-		}, "eval imports data on its own floor 0"},
-		{"sideways into a subpackage of another folder", func(g []modPackage) []modPackage {
-			return addImport(g, "ranker", "trainer/xgboost")
-		}, "ranker imports trainer/xgboost on its own floor 2"},
-		{"unknown folder", func(g []modPackage) []modPackage {
-			return append(g, modPackage{Path: "util", Imports: []string{"data"}})
-		}, "util: on no floor"},
-		{"internal itself", func(g []modPackage) []modPackage {
-			return append(g, modPackage{Path: "internal"})
-		}, "internal: on no floor"},
-		{"module root", func(g []modPackage) []modPackage {
-			return append(g, modPackage{Path: ""})
-		}, ": on no floor"},
-		{"import of an unknown folder", func(g []modPackage) []modPackage {
-			return addImport(g, "cmd/piopt", "tools")
-		}, "cmd/piopt imports tools, which is on no floor"},
-		{"second cgo package", func(g []modPackage) []modPackage {
-			g[slices.IndexFunc(g, func(p modPackage) bool { return p.Path == "ranker" })].Cgo = true
-			return g
-		}, "ranker: has cgo files; only trainer/xgboost may"},
-		{"no cgo package", func(g []modPackage) []modPackage {
-			g[slices.IndexFunc(g, func(p modPackage) bool { return p.Path == "trainer/xgboost" })].Cgo = false
-			return g
-		}, "no package has cgo files"},
+		{"upward", importing("features", "ranker"), "features (floor 1) imports ranker (floor 2)"},
+		{"floor 0 to internal", importing("data/synth", "internal/progress"), "data/synth (floor 0) imports internal/progress (floor 3)"},
+		{"library to cmd", importing("internal/policy", "cmd/piopt"), "internal/policy (floor 3) imports cmd/piopt (floor 4)"},
+		{"sideways on floor 1", importing("impute", "features"), "impute imports features on its own floor 1"},
+		{"sideways on floor 0", importing("eval", "data"), "eval imports data on its own floor 0"},
+		{"sideways into a subpackage of another folder", importing("ranker", "trainer/xgboost"), "ranker imports trainer/xgboost on its own floor 2"},
+		{"unknown folder", adding(modPackage{Path: "util", Imports: []string{"data"}}), "util: on no floor"},
+		{"internal itself", adding(modPackage{Path: "internal"}), "internal: on no floor"},
+		{"module root", adding(modPackage{Path: ""}), ": on no floor"},
+		{"import of an unknown folder", importing("cmd/piopt", "tools"), "cmd/piopt imports tools, which is on no floor"},
+		{"second cgo package", cgo("ranker", true), "ranker: has cgo files; only trainer/xgboost may"},
+		{"no cgo package", cgo("trainer/xgboost", false), "no package has cgo files"},
 	} {
 		bad := checkFloors(c.change(goodGraph()))
 		if len(bad) != 1 || !strings.HasPrefix(bad[0], c.want) {
@@ -87,10 +67,18 @@ func TestCheckFloorsViolations(t *testing.T) {
 	}
 }
 
-func addImport(g []modPackage, from, to string) []modPackage {
-	i := slices.IndexFunc(g, func(p modPackage) bool { return p.Path == from })
-	g[i].Imports = append(g[i].Imports, to)
-	return g
+// importing returns the change that makes from import to.
+func importing(from, to string) func(g []modPackage) []modPackage {
+	return func(g []modPackage) []modPackage {
+		p := pkgOf(g, from)
+		p.Imports = append(p.Imports, to)
+		return g
+	}
+}
+
+// pkgOf returns the package of g with the given path.
+func pkgOf(g []modPackage, path string) *modPackage {
+	return &g[slices.IndexFunc(g, func(p modPackage) bool { return p.Path == path })]
 }
 
 func TestDecodeList(t *testing.T) {

@@ -42,8 +42,14 @@ func writeLETOR(t *testing.T, dir string, s letorSpec) string {
 			b.WriteString("\n")
 		}
 	}
-	p := filepath.Join(dir, s.file)
-	if err := os.WriteFile(p, []byte(b.String()), 0o644); err != nil {
+	return writeText(t, dir, s.file, b.String())
+}
+
+// writeText writes a test file and returns its path.
+func writeText(t *testing.T, dir, name, text string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return p

@@ -9,16 +9,6 @@ import (
 	"github.com/piopt/piopt/data"
 )
 
-// writeText writes a test file and returns its path.
-func writeText(t *testing.T, dir, name, text string) string {
-	t.Helper()
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	return p
-}
-
 // TestModelFeatureCount: predict and rank refuse a model trained on another
 // feature count, as evaluate does, and write nothing; --features pads.
 func TestModelFeatureCount(t *testing.T) {

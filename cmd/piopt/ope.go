@@ -30,16 +30,15 @@ func opeFlags() []cli.Flag {
 	}
 }
 
-// checkOPEFlags checks the numeric flags evaluate and evaluate-sweep share,
+// checkOPEFlags checks the DM flags evaluate and evaluate-sweep share,
 // before any work: XGBoost would refuse them only after the log is read.
+// (--threads is checked for every command by checkBeforeWork.)
 func checkOPEFlags(c *cli.Context) error {
 	switch l1 := c.Float64("dm-l1"); {
 	case c.Int("dm-depth") < 1:
 		return fmt.Errorf("--dm-depth %d: must be ≥ 1", c.Int("dm-depth"))
 	case !(l1 >= 0) || math.IsInf(l1, 0):
 		return fmt.Errorf("--dm-l1 %g: must be a finite number ≥ 0", l1)
-	case c.Int("threads") < 0:
-		return fmt.Errorf("--threads %d: must be ≥ 0 (0: all cores)", c.Int("threads"))
 	}
 	return nil
 }

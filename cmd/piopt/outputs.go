@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/urfave/cli/v2"
 )
 
@@ -84,30 +84,17 @@ func identity(p string) (string, fs.FileInfo) {
 	if err != nil {
 		return "", nil
 	}
-	for range 64 {
-		st, err := os.Lstat(p)
-		if err == nil && st.Mode()&fs.ModeSymlink == 0 {
-			return p, st
-		}
-		if err == nil {
-			link, err := os.Readlink(p)
-			if err != nil {
-				return p, nil
-			}
-			if !filepath.IsAbs(link) {
-				link = filepath.Join(filepath.Dir(p), link)
-			}
-			p = link
-			continue
-		}
-		if !errors.Is(err, fs.ErrNotExist) {
-			return p, nil
-		}
-		// Missing: its folder may still be reached through a link.
-		if dir, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			return filepath.Join(dir, filepath.Base(p)), nil
-		}
+	// The file atomicfile would write: symbolic links followed.
+	r, st, err := atomicfile.Resolve(p)
+	if err != nil {
 		return p, nil
 	}
-	return p, nil
+	if st != nil {
+		return r, st
+	}
+	// Missing: its folder may still be reached through a link.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(r)); err == nil {
+		return filepath.Join(dir, filepath.Base(r)), nil
+	}
+	return r, nil
 }

@@ -12,13 +12,7 @@ import (
 // work, naming both flags; the input is left as it was.
 func TestOutputCollisions(t *testing.T) {
 	dir := t.TempDir()
-	in := func(name string) string {
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte("precious "+name), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	in := func(name string) string { return writeText(t, dir, name, "precious "+name) }
 	data, logs, model, targets := in("data.txt"), in("log.txt"), in("model.bin"), in("targets.txt")
 	link := filepath.Join(dir, "link.txt")
 	if err := os.Symlink("data.txt", link); err != nil {

@@ -42,7 +42,7 @@ type File struct {
 // what was written. Create also removes the stale temporary files an
 // interrupted writer of the same destination left behind (see removeStale).
 func Create(path string) (*File, error) {
-	dest, st, err := resolve(path)
+	dest, st, err := Resolve(path)
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
@@ -62,9 +62,10 @@ func Create(path string) (*File, error) {
 	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: dest, name: path}, nil
 }
 
-// resolve follows the symbolic links of path to the file they name, and
-// returns that file's path and information (nil when it does not exist).
-func resolve(path string) (string, fs.FileInfo, error) {
+// Resolve follows the symbolic links of path to the file they name, the file
+// Create writes, and returns that file's path and information (nil when it
+// does not exist).
+func Resolve(path string) (string, fs.FileInfo, error) {
 	for range 64 {
 		st, err := os.Lstat(path)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -31,25 +31,18 @@ func For[S any](ctx context.Context, n, workers int, newScratch func() S, body f
 	}
 	workers = min(Workers(workers), n)
 	var (
-		next    atomic.Int64
-		lowest  atomic.Int64 // lowest failing index so far; n when none
-		mu      sync.Mutex
-		errAt   = n
-		err     error
-		stopped atomic.Bool
+		next   atomic.Int64
+		lowest atomic.Int64 // lowest failing index so far (n when none), written under mu
+		mu     sync.Mutex
+		err    error // the error at lowest
 	)
 	lowest.Store(int64(n))
 	fail := func(i int, e error) {
 		mu.Lock()
-		if i < errAt {
-			errAt, err = i, e
-		}
-		mu.Unlock()
-		for {
-			cur := lowest.Load()
-			if int64(i) >= cur || lowest.CompareAndSwap(cur, int64(i)) {
-				return
-			}
+		defer mu.Unlock()
+		if int64(i) < lowest.Load() {
+			lowest.Store(int64(i))
+			err = e
 		}
 	}
 	work := func() {
@@ -59,14 +52,7 @@ func For[S any](ctx context.Context, n, workers int, newScratch func() S, body f
 		}
 		for {
 			i := int(next.Add(1) - 1)
-			if i >= n || int64(i) > lowest.Load() {
-				return
-			}
-			if stopped.Load() {
-				return
-			}
-			if ctx.Err() != nil {
-				stopped.Store(true)
+			if i >= n || int64(i) > lowest.Load() || ctx.Err() != nil {
 				return
 			}
 			if e := body(s, i); e != nil {

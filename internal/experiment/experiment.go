@@ -422,19 +422,8 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 func (r *runner) trainSUP(ctx context.Context, fr *foldRun) error {
 	c := r.cfg
 	supPath := filepath.Join(fr.dir, "sup-"+key("sup", fr.trainID, fr.valiID, fr.readKey, c.Params, c.SupTarget)+".model")
-	sup, err := r.trainStage(ctx, fr.res, fr.f, "sup", supPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
-		tm, err := features.SUP(fr.train, c.SupTarget)
-		if err != nil {
-			return nil, nil, c.Params, err
-		}
-		var vm *features.Matrix
-		if c.Params.EarlyStopping > 0 {
-			if vm, err = features.SUP(fr.vali, c.SupTarget); err != nil {
-				return nil, nil, c.Params, err
-			}
-		}
-		return tm, vm, c.Params, nil
-	})
+	sup, err := r.trainStage(ctx, fr, "sup", supPath, c.Params, c.Params.EarlyStopping > 0,
+		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.SUP(ds, c.SupTarget) })
 	if err != nil {
 		return err
 	}
@@ -450,19 +439,8 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 	p.Objective = trainer.ObjectiveRankNDCG
 	p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
 	lmPath := filepath.Join(fr.dir, "lambdamart-"+key("lambdamart", fr.trainID, fr.valiID, fr.readKey, p)+".model")
-	lm, err := r.trainStage(ctx, fr.res, fr.f, "lambdamart", lmPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
-		tm, err := features.LambdaMART(fr.train)
-		if err != nil {
-			return nil, nil, p, err
-		}
-		var vm *features.Matrix
-		if p.EarlyStopping > 0 {
-			if vm, err = features.LambdaMART(fr.vali); err != nil {
-				return nil, nil, p, err
-			}
-		}
-		return tm, vm, p, nil
-	})
+	lm, err := r.trainStage(ctx, fr, "lambdamart", lmPath, p, p.EarlyStopping > 0,
+		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.LambdaMART(ds) })
 	if err != nil {
 		return err
 	}
@@ -497,19 +475,13 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 		}
 	}
 	piPath := filepath.Join(fr.dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, c.Params)))
-	pi, err := r.trainStage(ctx, fr.res, fr.f, "pi-opt "+k.String(), piPath, func() (*features.Matrix, *features.Matrix, trainer.Params, error) {
-		tm, err := features.PIOPT(fr.train, tg)
-		if err != nil {
-			return nil, nil, c.Params, err
-		}
-		var vm *features.Matrix
-		if vg != nil {
-			if vm, err = features.PIOPT(fr.vali, vg); err != nil {
-				return nil, nil, c.Params, err
+	pi, err := r.trainStage(ctx, fr, "pi-opt "+k.String(), piPath, c.Params, vg != nil,
+		func(ds *data.Dataset, vali bool) (*features.Matrix, error) {
+			if vali {
+				return features.PIOPT(ds, vg)
 			}
-		}
-		return tm, vm, c.Params, nil
-	})
+			return features.PIOPT(ds, tg)
+		})
 	if err != nil {
 		return err
 	}
@@ -628,10 +600,12 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 	return tg, nil
 }
 
-// trainStage trains a model unless path already holds one, and returns it
-// loaded for ranking.
-func (r *runner) trainStage(ctx context.Context, res *FoldResult, f Fold, what, path string,
-	build func() (train, valid *features.Matrix, p trainer.Params, err error)) (*ranker.Model, error) {
+// trainStage trains a model with p unless path already holds one, and
+// returns it loaded for ranking. build makes its training matrix from
+// fr.train and, when valid, its validation matrix from fr.vali (vali true).
+func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string, p trainer.Params, valid bool,
+	build func(ds *data.Dataset, vali bool) (*features.Matrix, error)) (*ranker.Model, error) {
+	f, res := fr.f, fr.res
 	if exists(path) {
 		if m, err := ranker.LoadModel(path); err == nil {
 			r.logf("fold %d: %s model reused (%s)", f.Number, what, path)
@@ -639,9 +613,15 @@ func (r *runner) trainStage(ctx context.Context, res *FoldResult, f Fold, what, 
 		}
 	}
 	start := time.Now()
-	tm, vm, p, err := build()
+	tm, err := build(fr.train, false)
 	if err != nil {
 		return nil, err
+	}
+	var vm *features.Matrix
+	if valid {
+		if vm, err = build(fr.vali, true); err != nil {
+			return nil, err
+		}
 	}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: train %s", f.Number, what), int64(p.Trees), "trees")
 	model, err := trainer.Train(ctx, tm, vm, p, func(rd trainer.Round) {

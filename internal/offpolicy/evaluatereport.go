@@ -1,7 +1,6 @@
 package offpolicy
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -35,10 +34,10 @@ type EvaluateSetup struct {
 	Command   string `json:"command"`
 }
 
-// EstimatesJSON is the JSON output of an evaluation. Every top-level key is
-// an estimator, so a reader can take them all; the setup rides along in
-// each, and Γ's conditioning in the estimators that use Γ.
-func EstimatesJSON(s *EvaluateSetup, res *Result) ([]byte, error) {
+// EstimatesJSON is the value of the JSON output of an evaluation. Every
+// top-level key is an estimator, so a reader can take them all; the setup
+// rides along in each, and Γ's conditioning in the estimators that use Γ.
+func EstimatesJSON(s *EvaluateSetup, res *Result) any {
 	type estimateJSON struct {
 		*Estimate
 		Gamma []GammaInfo    `json:"gamma,omitempty"`
@@ -52,7 +51,7 @@ func EstimatesJSON(s *EvaluateSetup, res *Result) ([]byte, error) {
 		}
 		out[name] = e
 	}
-	return json.MarshalIndent(out, "", "  ")
+	return out
 }
 
 func fmtInterval(iv *eval.Interval) string {

@@ -128,10 +128,9 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			dmKeep = min(dmKeep, int64(cfg.DMMaxTrain))
 		}
 	}
-	threads := parallel.Workers(cfg.Threads)
 	states := make([]*runState, cfg.Runs)
 	start := time.Now()
-	if err := eachRun(cfg.Runs, threads, func(k int) (err error) {
+	if err := eachRun(cfg.Runs, cfg.Threads, func(k int) (err error) {
 		states[k], err = p.simulateRun(ctx, cfg, grid, ck, dmKeep, res.Seeds[k])
 		return err
 	}); err != nil {
@@ -149,7 +148,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 		// Their values start as NaN (simulateRun) and are filled in
 		// place.
 		start = time.Now()
-		if err := eachRun(len(states), threads, func(k int) error {
+		if err := eachRun(len(states), cfg.Threads, func(k int) error {
 			return p.sweepDM(ctx, cfg, grid, ck, dmKeep, states[k], res, k)
 		}); err != nil {
 			return nil, err
@@ -298,8 +297,8 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 	return st, nil
 }
 
-// eachRun calls f(k) for k = 0..runs−1 on up to threads goroutines and
-// returns the error of the lowest k that failed, so the error does not
+// eachRun calls f(k) for k = 0..runs−1 on up to threads goroutines (all
+// cores when threads ≤ 0) and returns the error of the lowest k that failed, so the error does not
 // depend on scheduling. Unlike parallel.For alone it does not stop on
 // cancellation: every run sees ctx itself and reports ctx.Err().
 func eachRun(runs, threads int, f func(k int) error) error {

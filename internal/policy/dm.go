@@ -32,18 +32,22 @@ type dmRegressor struct {
 
 // Fit implements offpolicy.Regressor.
 func (r dmRegressor) Fit(ctx context.Context, x []float32, cols int, y []float32) (offpolicy.Predictor, error) {
-	fo := trainer.FitOptions{Threads: r.opt.Threads, Seed: r.opt.Seed}
-	var m *trainer.Regression
-	var err error
-	if r.lasso {
-		m, err = trainer.FitLasso(ctx, x, cols, y, r.opt.L1, fo)
-	} else {
-		m, err = trainer.FitTree(ctx, x, cols, y, r.opt.Depth, fo)
-	}
+	m, err := fitRegression(ctx, r.lasso, x, cols, y, r.opt.Depth, r.opt.L1,
+		trainer.FitOptions{Threads: r.opt.Threads, Seed: r.opt.Seed})
 	if err != nil {
 		return nil, err
 	}
 	return dmPredictor{m}, nil
+}
+
+// fitRegression fits a lasso of L1 weight l1 or (not lasso) a regression
+// tree of the given depth: the two regressions of DM and of the
+// feature-subset rankers.
+func fitRegression(ctx context.Context, lasso bool, x []float32, cols int, y []float32, depth int, l1 float64, opt trainer.FitOptions) (*trainer.Regression, error) {
+	if lasso {
+		return trainer.FitLasso(ctx, x, cols, y, l1, opt)
+	}
+	return trainer.FitTree(ctx, x, cols, y, depth, opt)
 }
 
 type dmPredictor struct{ m *trainer.Regression }

@@ -50,15 +50,9 @@ type Flags struct {
 // one keeps each query's first documents by position. RankBy is returned in
 // the canonical spelling Resolve's String gives.
 func ParseSetup(f Flags) (Setup, error) {
-	if err := checkSlots(f.Slots); err != nil {
-		return Setup{}, fmt.Errorf("--%w", err)
-	}
-	lg, err := impute.ParseLogging(f.Logging)
+	lg, err := f.check(true, true, true)
 	if err != nil {
-		return Setup{}, fmt.Errorf("--logging: %w", err)
-	}
-	if f.Candidates < 0 {
-		return Setup{}, fmt.Errorf("--candidates %d: must be ≥ 0", f.Candidates)
+		return Setup{}, err
 	}
 	if lg.NeedsRanks() && f.RankBy == "" {
 		return Setup{}, fmt.Errorf("--logging %s ranks documents: give --rank-by feature:K or model:PATH", lg)
@@ -78,20 +72,31 @@ func ParseSetup(f Flags) (Setup, error) {
 // command reading its setup from a log header later (ReadSetup) refuses a
 // bad flag before it loads any data.
 func (f Flags) Check() error {
-	if f.SlotsSet {
+	_, err := f.check(f.SlotsSet, f.LoggingSet, f.CandidatesSet)
+	return err
+}
+
+// check validates the --slots, --logging and --candidates flags, each only
+// when its argument says so, and returns the logging policy read (zero when
+// logging is false): the one place ParseSetup, Check and ReadSetup read
+// these flags.
+func (f Flags) check(slots, logging, candidates bool) (impute.Logging, error) {
+	var lg impute.Logging
+	if slots {
 		if err := checkSlots(f.Slots); err != nil {
-			return fmt.Errorf("--%w", err)
+			return lg, fmt.Errorf("--%w", err)
 		}
 	}
-	if f.LoggingSet {
-		if _, err := impute.ParseLogging(f.Logging); err != nil {
-			return fmt.Errorf("--logging: %w", err)
+	if logging {
+		var err error
+		if lg, err = impute.ParseLogging(f.Logging); err != nil {
+			return lg, fmt.Errorf("--logging: %w", err)
 		}
 	}
-	if f.CandidatesSet && f.Candidates < 0 {
-		return fmt.Errorf("--candidates %d: must be ≥ 0", f.Candidates)
+	if candidates && f.Candidates < 0 {
+		return lg, fmt.Errorf("--candidates %d: must be ≥ 0", f.Candidates)
 	}
-	return nil
+	return lg, nil
 }
 
 // checkSlots reports a slate length outside 1..impute.MaxSlots, in words
@@ -130,9 +135,9 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 		return Setup{}, "", hdrErr(err)
 	}
 	if f.LoggingSet {
-		flg, err := impute.ParseLogging(f.Logging)
+		flg, err := f.check(false, true, false)
 		if err != nil {
-			return Setup{}, "", fmt.Errorf("--logging: %w", err)
+			return Setup{}, "", err
 		}
 		if flg != s.Logging {
 			return Setup{}, "", mismatch("logging", h["logging"], f.Logging)

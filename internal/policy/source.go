@@ -135,11 +135,8 @@ func (l *SubsetSource) fit(ctx context.Context, train *data.Dataset) (*trainer.R
 	for i, g := range train.Labels {
 		y[i] = float32(g)
 	}
-	opt := trainer.FitOptions{Threads: l.opt.Threads, Seed: l.opt.Seed}
-	if l.kind == "tree" {
-		return trainer.FitTree(ctx, x, train.NumFeatures, y, l.depth, opt)
-	}
-	return trainer.FitLasso(ctx, x, train.NumFeatures, y, l.l1, opt)
+	return fitRegression(ctx, l.kind == "lasso", x, train.NumFeatures, y, l.depth, l.l1,
+		trainer.FitOptions{Threads: l.opt.Threads, Seed: l.opt.Seed})
 }
 
 func (o Options) trainFeatures(ds *data.Dataset) int {

@@ -44,7 +44,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzQueryFile$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHeader$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker
-	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./ranker/xgbmodel
+	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./data/xgbmodel
 
 # lint checks formatting, go vet and staticcheck, which it installs into
 # $(go env GOPATH)/bin when missing (from the Go module proxy).

@@ -19,7 +19,7 @@ func ExamplePIOPT() {
 		log.Fatal(err)
 	}
 	for i := range m.Rows {
-		fmt.Println(m.Row(i), m.Labels[i], m.Weights[i])
+		fmt.Println(m.AppendRow(nil, i), m.Labels[i], m.Weights[i])
 	}
 	// Output:
 	// [0.9 1 0] 1.5 0.25

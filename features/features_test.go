@@ -50,16 +50,17 @@ func TestPIOPT(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Σ_x ℓ_x·m_x = 2·3 + 2·2 rows of F + ℓ = 4 columns.
-	if m.Rows != 10 || m.Cols != 4 || len(m.X) != 40 {
-		t.Fatalf("%d×%d matrix, %d values", m.Rows, m.Cols, len(m.X))
+	// The rows are made on demand, never stored.
+	if m.Rows != 10 || m.Cols != 4 || m.X != nil {
+		t.Fatalf("%d×%d matrix, %d stored values", m.Rows, m.Cols, len(m.X))
 	}
 	want := [][]float32{
 		{1, 2, 1, 0}, {1, 2, 0, 1}, {3, 4, 1, 0}, {3, 4, 0, 1}, {5, 6, 1, 0}, {5, 6, 0, 1},
 		{7, 8, 1, 0}, {7, 8, 0, 1}, {0, 0, 1, 0}, {0, 0, 0, 1},
 	}
 	for i, w := range want {
-		if !slices.Equal(m.Row(i), w) {
-			t.Errorf("row %d = %v, want %v", i, m.Row(i), w)
+		if !slices.Equal(m.AppendRow(nil, i), w) {
+			t.Errorf("row %d = %v, want %v", i, m.AppendRow(nil, i), w)
 		}
 	}
 	if m.Labels[3] != 1.2 || m.Labels[9] != 11.2 {
@@ -83,6 +84,13 @@ func TestPIOPT(t *testing.T) {
 	}
 }
 
+// allRows returns every row of m, row-major, as Fill writes them.
+func allRows(m *Matrix) []float32 {
+	rows := make([]float32, m.Rows*m.Cols)
+	m.Fill(rows, 0, m.Rows)
+	return rows
+}
+
 // Only logged queries have targets: rows follow the targets, not the dataset.
 func TestPIOPTPartialTargets(t *testing.T) {
 	ds := tiny()
@@ -92,7 +100,7 @@ func TestPIOPTPartialTargets(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Rows != 2 || m.Cols != 5 || !slices.Equal(m.X, []float32{0, 0, 0, 1, 0, 7, 8, 1, 0, 0}) ||
+	if m.Rows != 2 || m.Cols != 5 || !slices.Equal(allRows(m), []float32{0, 0, 0, 1, 0, 7, 8, 1, 0, 0}) ||
 		!slices.Equal(m.Labels, []float32{-3, 5}) || !slices.Equal(m.Weights, []float32{0.25, 0.75}) {
 		t.Fatalf("matrix %+v", m)
 	}
@@ -194,10 +202,10 @@ func TestScoring(t *testing.T) {
 		t.Fatalf("offsets %v, %d×%d", off, m.Rows, m.Cols)
 	}
 	// Doc 1 of query b, slot 2: row 9 + 1·2 + 1.
-	if got := m.Row(12); !slices.Equal(got, []float32{0, 0, 0, 1, 0}) {
+	if got := m.AppendRow(nil, 12); !slices.Equal(got, []float32{0, 0, 0, 1, 0}) {
 		t.Fatalf("row 12 = %v", got)
 	}
-	if got := m.Row(5); !slices.Equal(got, []float32{3, 4, 0, 0, 1}) {
+	if got := m.AppendRow(nil, 5); !slices.Equal(got, []float32{3, 4, 0, 0, 1}) {
 		t.Fatalf("row 5 = %v", got)
 	}
 	// The scoring rows of a full set of targets are the training rows.
@@ -205,7 +213,7 @@ func TestScoring(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(tm.X, m.X) {
+	if !slices.Equal(allRows(tm), m.X) {
 		t.Fatal("scoring rows differ from the rows of full targets")
 	}
 }
@@ -240,7 +248,53 @@ func TestPIOPTThreadsInvariant(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a.Rows < 1<<15 || !slices.Equal(a.X, b.X) || !slices.Equal(a.Labels, b.Labels) || !slices.Equal(a.Weights, b.Weights) {
+	if a.Rows < 1<<15 || !slices.Equal(allRows(a), allRows(b)) || !slices.Equal(a.Labels, b.Labels) || !slices.Equal(a.Weights, b.Weights) {
 		t.Fatalf("%d rows; parallel and serial builds differ", a.Rows)
+	}
+}
+
+// Fill, AppendRow and Value read the same rows, whether stored (SUP) or made
+// on demand (PI-OPT), over any row range.
+func TestMatrixReaders(t *testing.T) {
+	ds := tiny()
+	pi, err := PIOPT(ds, fullTargets(ds, 2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sup, err := SUP(ds, Gain)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*Matrix{pi, sup} {
+		var rows []float32
+		for i := range m.Rows {
+			rows = m.AppendRow(rows, i)
+		}
+		if len(rows) != m.Rows*m.Cols {
+			t.Fatalf("%s: %d values from AppendRow, want %d", m.Meta.Kind, len(rows), m.Rows*m.Cols)
+		}
+		for r := range m.Rows {
+			for c := range m.Cols {
+				if got := m.Value(r, c); got != rows[r*m.Cols+c] {
+					t.Errorf("%s: Value(%d, %d) = %v, AppendRow gave %v", m.Meta.Kind, r, c, got, rows[r*m.Cols+c])
+				}
+			}
+		}
+		for lo := range m.Rows {
+			for hi := lo; hi <= m.Rows; hi++ {
+				dst := make([]float32, (hi-lo)*m.Cols+1)
+				dst[len(dst)-1] = 42 // past the range: untouched
+				m.Fill(dst, lo, hi)
+				if !slices.Equal(dst[:len(dst)-1], rows[lo*m.Cols:hi*m.Cols]) || dst[len(dst)-1] != 42 {
+					t.Fatalf("%s: Fill(%d, %d) = %v, want %v", m.Meta.Kind, lo, hi, dst, rows[lo*m.Cols:hi*m.Cols])
+				}
+			}
+		}
+	}
+	// A PI-OPT row's one-hot part is rewritten, not left from a previous row.
+	dst := []float32{9, 9, 9, 9}
+	pi.Fill(dst, 0, 1)
+	if !slices.Equal(dst, []float32{1, 2, 1, 0}) {
+		t.Errorf("Fill over a used buffer = %v", dst)
 	}
 }

@@ -15,7 +15,7 @@
 //
 // Models are the files `piopt train` writes: XGBoost's legacy binary format
 // or its JSON format, with piopt's metadata (features.Meta) as booster
-// attributes. They are decoded without XGBoost by ranker/xgbmodel and
+// attributes. They are decoded without XGBoost by data/xgbmodel and
 // scored with leaves (github.com/dmitryikh/leaves) after a load-time
 // transform that makes leaves agree with XGBoost 1.7; scores equal
 // XGBoost's predictions up to its float32 rounding. Nothing here needs cgo.

@@ -10,9 +10,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 )
 
 // exactRandomERR enumerates every ordered slate of min(k, m) documents.

@@ -5,9 +5,9 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/xgbmodel"
+	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/ranker/xgbmodel"
-	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 )
 
 // Test helpers: hand-made XGBoost models (written in XGBoost 1.7's own

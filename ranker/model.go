@@ -10,8 +10,8 @@ import (
 	"github.com/dmitryikh/leaves"
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/parallel"
+	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/ranker/xgbmodel"
 )
 
 // Model is a piopt model (an XGBoost gbtree regressor or ranker with piopt's

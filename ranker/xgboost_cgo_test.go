@@ -21,9 +21,9 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/datatest"
+	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 

@@ -15,8 +15,11 @@ import (
 // mslrFold is an MSLR-WEB10K training fold in size: 6000 queries of 120
 // docs (720 K docs) × 136 features, half of them integer-valued, with
 // grades from a few features plus noise.
-var mslrFold = sync.OnceValue(func() *data.Dataset {
-	const queries, m, F = 6000, 120, 136
+var mslrFold = sync.OnceValue(func() *data.Dataset { return mslrLike(6000) })
+
+// mslrLike is queries MSLR-shaped queries of 120 docs × 136 features.
+func mslrLike(queries int) *data.Dataset {
+	const m, F = 120, 136
 	r := rand.New(rand.NewPCG(7, 7))
 	ds := &data.Dataset{NumFeatures: F, Features: make([]float32, queries*m*F), Labels: make([]uint8, queries*m),
 		QueryOffsets: make([]int, queries+1), QIDs: make([]string, queries), Source: "mslr-like"}
@@ -37,7 +40,7 @@ var mslrFold = sync.OnceValue(func() *data.Dataset {
 		ds.QIDs[q] = "q"
 	}
 	return ds
-})
+}
 
 // piTargets gives every (doc, slot) of ds a noisy target that depends on
 // the doc's grade and the slot, weighted 1/(ℓ·m) as impute does.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime"
 	"strconv"
 
 	"github.com/piopt/piopt/trainer/xgboost"
@@ -35,7 +34,7 @@ var ErrNoCgo = xgboost.ErrNoCgo
 
 // FitOptions are the settings every regression fit shares.
 type FitOptions struct {
-	Threads int    // 0: all cores (a lasso and a small fit use one)
+	Threads int    // 0: the idle cores (xgboost.IdleCores; a lasso and a small fit use one)
 	Seed    uint64 // XGBoost's seed (taken modulo 2^31−1)
 }
 
@@ -133,13 +132,13 @@ func FitLasso(ctx context.Context, x []float32, cols int, y []float32, l1 float6
 
 // fitThreads returns the threads of a fit of size values.
 func fitThreads(size, threads int, lasso bool) int {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
 	if size < smallFit || lasso {
 		// Coordinate descent meets a barrier per feature per sweep: with
 		// more than one thread on a busy machine each costs a time slice.
-		threads = 1
+		return 1
+	}
+	if threads <= 0 {
+		threads = xgboost.IdleCores()
 	}
 	return threads
 }

@@ -107,13 +107,16 @@ func weightedMean(m *features.Matrix) float64 {
 // model keeps the trees up to the best validation round. The model carries
 // train.Meta. ctx cancels between rounds.
 //
-// Train reads the matrices' rows only while it hands them to XGBoost; a
-// caller that drops its own references before calling gets their memory back
-// during the boosting rounds.
+// Train reads the training rows only while it hands them to XGBoost, batch
+// by batch (a matrix made on demand, as features.PIOPT makes, is never
+// stored whole); a caller that drops its own references before calling gets
+// their memory back during the boosting rounds. The validation rows are read
+// in place after every round, never copied.
 func Train(ctx context.Context, train, valid *features.Matrix, p Params, progress func(Round)) (*Model, error) {
 	if err := checkInputs(train, valid, p); err != nil {
 		return nil, err
 	}
+	p.Threads = p.threads()
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -130,24 +133,26 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 
 	start := time.Now()
-	dtrain, dvalid, err := newDMatrices(train, valid, p)
+	// The quantile matrix is the leanest and fastest to train on (see
+	// trainer/xgboost's benchmarks).
+	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
+	dtrain, err := xgboost.NewDMatrix(dense(train), opt)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("training matrix: %w", err)
 	}
 	defer dtrain.Close()
-	cache := []*xgboost.DMatrix{dtrain}
-	if dvalid != nil {
-		defer dvalid.Close()
-		cache = append(cache, dvalid)
+	var val *validation
+	if valid != nil {
+		val = newValidation(valid, p.threads())
 	}
 	m := &Model{Meta: train.Meta, Params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
 	baseScore := weightedMean(train)
-	// XGBoost holds its own binned copy now. Drop the float32 rows, so that
-	// when the caller keeps no reference either (as `piopt train` does) the
-	// memory goes back to the system for the boosting rounds.
+	// XGBoost holds its own binned copy now. Drop the training rows, so
+	// that when the caller keeps no reference either the memory goes back
+	// to the system for the boosting rounds.
 	train, valid = nil, nil
 	debug.FreeOSMemory()
-	bst, err := xgboost.NewBooster(p.xgbParams(baseScore, met.xgboostName()), cache...)
+	bst, err := xgboost.NewBooster(p.xgbParams(baseScore, met.xgboostName()), dtrain)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +165,7 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	m.Timing.Matrix = time.Since(start)
 
 	start = time.Now()
-	if err := m.boost(ctx, bst, dtrain, dvalid, vEval, met.maximize(), start, progress); err != nil {
+	if err := m.boost(ctx, bst, dtrain, val, vEval, met.maximize(), start, progress); err != nil {
 		return nil, err
 	}
 	m.Trained = len(m.History)
@@ -224,40 +229,10 @@ func checkInputs(train, valid *features.Matrix, p Params) error {
 	return nil
 }
 
-// newDMatrices hands the matrices to XGBoost: train as a quantile matrix,
-// valid (when not nil) as a dense one without labels. The caller closes
-// them.
-func newDMatrices(train, valid *features.Matrix, p Params) (dtrain, dvalid *xgboost.DMatrix, err error) {
-	// The quantile matrix is the leanest and fastest to train on (see
-	// trainer/xgboost's benchmarks).
-	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
-	dtrain, err = xgboost.NewDMatrix(dense(train), opt)
-	if err != nil {
-		return nil, nil, fmt.Errorf("training matrix: %w", err)
-	}
-	if valid == nil {
-		return dtrain, nil, nil
-	}
-	// The validation matrix is only predicted, once per round. XGBoost 1.7
-	// predicts a quantile matrix by rebuilding rows from its bins at every
-	// call (0.26 s a round for 245 K × 136 rows, more than the round
-	// itself), and a dense matrix from its prediction cache, tree by tree
-	// (milliseconds). It needs no labels, weights or groups: the validation
-	// metric is computed here, from valid's own.
-	vopt := opt
-	vopt.Build = xgboost.BuildDense
-	rows := xgboost.Dense{Data: valid.X, Rows: valid.Rows, Cols: valid.Cols}
-	if dvalid, err = xgboost.NewDMatrix(rows, vopt); err != nil {
-		dtrain.Close()
-		return nil, nil, fmt.Errorf("validation matrix: %w", err)
-	}
-	return dtrain, dvalid, nil
-}
-
 // boost runs the boosting rounds, recording each in m.History and the best
 // validation round in m.BestIteration and m.BestScore, until p.Trees rounds
 // or early stopping. start times Round.Elapsed.
-func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain, dvalid *xgboost.DMatrix, vEval *evaluator,
+func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val *validation, vEval *evaluator,
 	maximize bool, start time.Time, progress func(Round)) error {
 	p := m.Params
 	better := func(a, b float64) bool { return a < b }
@@ -274,7 +249,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain, dvalid 
 		}
 		// The training value is for display: XGBoost's is fast and
 		// close enough. The validation value decides, so piopt computes
-		// it exactly from the (cached) predictions.
+		// it exactly from predictions equal to XGBoost's.
 		res, err := bst.Eval(it, trainSet)
 		if err != nil {
 			return fmt.Errorf("round %d: %w", it+1, err)
@@ -282,7 +257,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain, dvalid 
 		r := Round{Iter: it, Trees: p.Trees, Metric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
 			Best: -1, BestValid: math.NaN()}
 		if vEval != nil {
-			pred, err := bst.Predict(dvalid, xgboost.PredictOptions{})
+			pred, err := val.add(ctx, bst, it)
 			if err != nil {
 				return fmt.Errorf("round %d: %w", it+1, err)
 			}
@@ -304,8 +279,14 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain, dvalid 
 	return nil
 }
 
+// dense describes m to XGBoost: its stored rows, or Fill for rows made on
+// demand.
 func dense(m *features.Matrix) xgboost.Dense {
-	return xgboost.Dense{Data: m.X, Rows: m.Rows, Cols: m.Cols, Labels: m.Labels, Weights: m.Weights, Groups: m.Groups}
+	d := xgboost.Dense{Data: m.X, Rows: m.Rows, Cols: m.Cols, Labels: m.Labels, Weights: m.Weights, Groups: m.Groups}
+	if m.X == nil {
+		d.Fill = m.Fill
+	}
+	return d
 }
 
 func (m *Model) setAttrs() error {
@@ -344,7 +325,22 @@ func (m *Model) Predict(x *features.Matrix) ([]float32, error) {
 		return nil, fmt.Errorf("model expects %d columns (%d features + %d slots), matrix has %d",
 			m.Meta.Columns(), m.Meta.Features, m.Meta.Slots, x.Cols)
 	}
-	return m.booster.PredictDense(x.X, x.Rows, x.Cols, xgboost.PredictOptions{})
+	if x.X != nil {
+		return m.booster.PredictDense(x.X, x.Rows, x.Cols, xgboost.PredictOptions{})
+	}
+	const batch = 1 << 16
+	pred := make([]float32, 0, x.Rows)
+	buf := make([]float32, min(batch, x.Rows)*x.Cols)
+	for lo := 0; lo < x.Rows; lo += batch {
+		hi := min(lo+batch, x.Rows)
+		x.Fill(buf, lo, hi)
+		p, err := m.booster.PredictDense(buf[:(hi-lo)*x.Cols], hi-lo, x.Cols, xgboost.PredictOptions{})
+		if err != nil {
+			return nil, err
+		}
+		pred = append(pred, p...)
+	}
+	return pred, nil
 }
 
 // FormatFor returns the format `piopt train` writes to path: XGBoost's JSON

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/ranker/xgbmodel"
 	"github.com/piopt/piopt/trainer/xgboost"
 	"github.com/piopt/piopt/trainer/xgboost/xgboosttest"
 )

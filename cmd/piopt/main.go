@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/piopt/piopt/trainer/xgboost"
 	"github.com/urfave/cli/v2"
 )
 
@@ -57,6 +58,7 @@ dataset file, a query is its raw qid, and a slot is 1-based.`,
 }
 
 func main() {
+	xgboost.LimitOpenMPSpin()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {

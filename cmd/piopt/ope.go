@@ -84,7 +84,7 @@ func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, targe
 }
 
 // opeRegressors returns DM's regression models fitted with the given
-// XGBoost threads (0: all cores).
+// XGBoost threads (0: the idle cores).
 func opeRegressors(c *cli.Context, threads int) map[string]offpolicy.Regressor {
 	return policy.DMRegressors(policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1"),
 		Threads: threads, Seed: c.Uint64("seed")})

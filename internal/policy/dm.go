@@ -11,7 +11,7 @@ import (
 type DMOptions struct {
 	Depth   int     // depth of the regression tree
 	L1      float64 // L1 weight (per row) of the lasso
-	Threads int     // 0: all cores
+	Threads int     // 0: the idle cores
 	Seed    uint64
 }
 

@@ -74,14 +74,15 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The datasets and targets are garbage now (the matrices copied what
-	// they need; a SUP matrix shares its dataset's features): hand their
-	// memory back before XGBoost makes its own copy of the matrix, which
-	// is when the process peaks.
+	// The targets and the parse buffers are garbage now (the matrices keep
+	// their labels, weights and row indexes and read the datasets' features
+	// in place): hand their memory back before XGBoost makes its quantile
+	// matrix, which is when the process peaks.
 	debug.FreeOSMemory()
 
-	// Only these survive: trainer.Train lets the rows go once XGBoost has
-	// its copy, as long as nothing here refers to the matrices afterwards.
+	// Only these survive: trainer.Train lets the training rows go once
+	// XGBoost has its copy, as long as nothing here refers to the matrix
+	// afterwards.
 	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil
 	p := cfg.Params
 	bar := progress.New(cfg.Progress, "train", int64(p.Trees), "rounds")

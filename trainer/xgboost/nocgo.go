@@ -84,6 +84,9 @@ func (b *Booster) NumFeatures() (int, error) { return 0, ErrNoCgo }
 // Slice returns ErrNoCgo.
 func (b *Booster) Slice(begin, end int) (*Booster, error) { return nil, ErrNoCgo }
 
+// SaveSlice returns ErrNoCgo.
+func (b *Booster) SaveSlice(begin, end int, f Format) ([]byte, error) { return nil, ErrNoCgo }
+
 // SetAttr returns ErrNoCgo.
 func (b *Booster) SetAttr(key, value string) error { return ErrNoCgo }
 

@@ -114,7 +114,12 @@ func ParseBuild(s string) (Build, error) {
 // Dense is a row-major float32 matrix with optional per-row information.
 // NaN marks a missing value; every other value, 0 included, is present.
 type Dense struct {
-	Data       []float32 // Rows×Cols values, row-major
+	Data []float32 // Rows×Cols values, row-major; nil when Fill makes them
+	// Fill, when Data is nil, writes rows [lo, hi) row-major into
+	// dst[:(hi−lo)·Cols]. A quantile matrix is then built batch by batch
+	// (XGBoost reads every row about four times, and Fill must make the same
+	// values each time) without the whole matrix in memory.
+	Fill       func(dst []float32, lo, hi int)
 	Rows, Cols int
 	Labels     []float32 // len Rows, or nil
 	Weights    []float32 // len Rows, or nil
@@ -126,7 +131,12 @@ func (d *Dense) Validate() error {
 	if d.Rows <= 0 || d.Cols <= 0 {
 		return fmt.Errorf("xgboost: matrix of %d×%d: needs at least one row and one column", d.Rows, d.Cols)
 	}
-	if d.Rows > math.MaxInt/d.Cols || len(d.Data) != d.Rows*d.Cols {
+	switch {
+	case d.Rows > math.MaxInt/d.Cols:
+		return fmt.Errorf("xgboost: a %d×%d matrix has too many values", d.Rows, d.Cols)
+	case d.Fill != nil && d.Data != nil:
+		return fmt.Errorf("xgboost: a matrix with both values and a Fill function")
+	case d.Fill == nil && len(d.Data) != d.Rows*d.Cols:
 		return fmt.Errorf("xgboost: %d values for a %d×%d matrix", len(d.Data), d.Rows, d.Cols)
 	}
 	if err := checkRowInfo("labels", len(d.Labels), d.Labels != nil, d.Rows); err != nil {

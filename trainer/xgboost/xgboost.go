@@ -36,11 +36,19 @@ static int piopt_predict_dense(BoosterHandle b, const float *p, bst_ulong rows, 
 	return XGBoosterPredictFromDense(b, iface, cfg, NULL, shape, dim, res);
 }
 
-// A one-batch data iterator for XGQuantileDMatrixCreateFromCallback, entirely
-// in C so that XGBoost never calls back into Go.
+// pioptFill (fill.go) writes rows [lo, lo+n) of the matrix behind handle h
+// into dst; nonzero when it failed.
+extern int pioptFill(uintptr_t h, float *dst, bst_ulong lo, bst_ulong n);
+
+// The data iterator of XGQuantileDMatrixCreateFromCallback: it hands
+// XGBoost batch rows at a time, either pointing into the caller's matrix
+// (data) or, when data is NULL, made by pioptFill into buf, one buffer
+// reused for every batch.
 typedef struct {
 	DMatrixHandle proxy;
 	const float *data, *labels, *weights;
+	uintptr_t fill;
+	float *buf;
 	bst_ulong rows, cols, batch;
 	bst_ulong pos;
 	int failed;
@@ -56,7 +64,15 @@ static int piopt_iter_next(DataIterHandle h) {
 	if (lo >= it->rows || it->failed) return 0;
 	n = it->rows - lo < it->batch ? it->rows - lo : it->batch;
 	it->pos = lo + n;
-	piopt_iface(iface, sizeof iface, it->data + lo * it->cols, n, it->cols);
+	if (!it->data) {
+		if (pioptFill(it->fill, it->buf, lo, n) != 0) {
+			it->failed = 1;
+			snprintf(it->err, sizeof it->err, "making rows %llu..%llu failed",
+				(unsigned long long)lo, (unsigned long long)(lo + n));
+			return 0;
+		}
+	}
+	piopt_iface(iface, sizeof iface, it->data ? it->data + lo * it->cols : it->buf, n, it->cols);
 	if (XGProxyDMatrixSetDataDense(it->proxy, iface) != 0 ||
 	    (it->labels && XGDMatrixSetFloatInfo(it->proxy, "label", it->labels + lo, n) != 0) ||
 	    (it->weights && XGDMatrixSetFloatInfo(it->proxy, "weight", it->weights + lo, n) != 0)) {
@@ -69,26 +85,38 @@ static int piopt_iter_next(DataIterHandle h) {
 
 // piopt_quantile returns 0 on success, -1 when the proxy could not be made
 // (message in XGBGetLastError), -2 when making the matrix or the iterator
-// failed (message in err). batch and max_bin are > 0.
-static int piopt_quantile(const float *p, bst_ulong rows, bst_ulong cols, const float *labels,
+// failed (message in err), -3 when the batch buffer could not be allocated.
+// batch and max_bin are > 0; p is the matrix, or NULL for rows made by
+// pioptFill(fill, ...).
+static int piopt_quantile(const float *p, uintptr_t fill, bst_ulong rows, bst_ulong cols, const float *labels,
 		const float *weights, int nthread, int max_bin, DMatrixHandle ref, DMatrixHandle *out,
 		char *err, size_t errn, bst_ulong batch) {
 	piopt_iter it;
 	char cfg[128];
 	int rc;
 	memset(&it, 0, sizeof it);
-	it.data = p; it.rows = rows; it.cols = cols; it.labels = labels; it.weights = weights;
+	it.data = p; it.fill = fill; it.rows = rows; it.cols = cols; it.labels = labels; it.weights = weights;
 	it.batch = batch;
-	if (XGProxyDMatrixCreate(&it.proxy) != 0) return -1;
+	if (!p) {
+		bst_ulong n = rows < batch ? rows : batch;
+		it.buf = malloc(n * cols * sizeof(float));
+		if (!it.buf) return -3;
+	}
+	if (XGProxyDMatrixCreate(&it.proxy) != 0) {
+		free(it.buf);
+		return -1;
+	}
 	snprintf(cfg, sizeof cfg, "{\"missing\":NaN,\"nthread\":%d,\"max_bin\":%d}", nthread, max_bin);
 	rc = XGQuantileDMatrixCreateFromCallback(&it, it.proxy, ref, piopt_iter_reset, piopt_iter_next, cfg, out);
 	if (rc != 0) {
 		// Keep XGBoost's message: freeing the proxy must not overwrite it.
 		snprintf(err, errn, "%s", XGBGetLastError());
 		XGDMatrixFree(it.proxy);
+		free(it.buf);
 		return -2;
 	}
 	XGDMatrixFree(it.proxy);
+	free(it.buf);
 #ifdef __GLIBC__
 	// Sketching frees ~100 MB per million rows in small chunks that glibc
 	// would keep; give them back.
@@ -108,6 +136,7 @@ import "C"
 import (
 	"fmt"
 	"runtime"
+	"runtime/cgo"
 	"strconv"
 	"sync"
 	"unsafe"
@@ -192,6 +221,9 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	if opt.Ref != nil && (!opt.Ref.quantile || opt.Build != BuildQuantile) {
 		return nil, fmt.Errorf("xgboost: a reference matrix needs quantile matrices")
 	}
+	if d.Fill != nil && opt.Build != BuildQuantile {
+		return nil, fmt.Errorf("xgboost: a matrix made by Fill can only be built as a quantile matrix")
+	}
 	if opt.Ref != nil && opt.Ref.maxBin != maxBin {
 		return nil, fmt.Errorf("xgboost: max_bin %d, but the reference matrix was cut with %d bins", maxBin, opt.Ref.maxBin)
 	}
@@ -238,13 +270,23 @@ func createDMatrix(d Dense, opt MatrixOptions, maxBin int) (C.DMatrixHandle, err
 		if opt.Ref != nil {
 			ref = opt.Ref.h
 		}
+		var fill C.uintptr_t
+		if d.Data == nil {
+			f := &filler{fill: d.Fill, cols: d.Cols}
+			hf := cgo.NewHandle(f)
+			defer hf.Delete()
+			defer f.repanic()
+			fill = C.uintptr_t(hf)
+		}
 		var msg [4096]C.char
-		rc := C.piopt_quantile(f32ptr(d.Data), rows, cols, f32ptr(d.Labels), f32ptr(d.Weights),
+		rc := C.piopt_quantile(f32ptr(d.Data), fill, rows, cols, f32ptr(d.Labels), f32ptr(d.Weights),
 			nt, C.int(maxBin), ref, &h, &msg[0], C.size_t(len(msg)), quantileBatch)
 		switch rc {
 		case 0:
 		case -2:
 			return nil, &Error{Func: "XGQuantileDMatrixCreateFromCallback", Msg: cleanMessage(C.GoString(&msg[0]))}
+		case -3:
+			return nil, fmt.Errorf("xgboost: no memory for a batch of %d×%d values", min(d.Rows, quantileBatch), d.Cols)
 		default:
 			return nil, lastError("XGProxyDMatrixCreate")
 		}
@@ -711,6 +753,18 @@ func (b *Booster) NumFeatures() (int, error) {
 // Slice returns a new booster with the trees of rounds [begin, end) and
 // b's attributes.
 func (b *Booster) Slice(begin, end int) (*Booster, error) {
+	// The slice lives on the booster's thread; it reaches a thread of its
+	// own as a saved model, which keeps trees, base score and attributes.
+	model, err := b.SaveSlice(begin, end, FormatUBJ)
+	if err != nil {
+		return nil, err
+	}
+	return LoadBooster(model)
+}
+
+// SaveSlice serialises, in format f, the model of rounds [begin, end) of b:
+// their trees, with b's base score and attributes.
+func (b *Booster) SaveSlice(begin, end int, f Format) ([]byte, error) {
 	if begin < 0 || end <= begin {
 		return nil, fmt.Errorf("xgboost: slice [%d, %d) is empty", begin, end)
 	}
@@ -724,17 +778,12 @@ func (b *Booster) Slice(begin, end int) (*Booster, error) {
 		default:
 			return lastError("XGBoosterSlice")
 		}
-		// The slice lives on this thread; hand it to a thread of its own
-		// as a saved model, which keeps trees, base score and attributes.
 		defer C.XGBoosterFree(out)
 		var err error
-		model, err = saveModel(out, FormatUBJ)
+		model, err = saveModel(out, f)
 		return err
 	})
-	if err != nil {
-		return nil, err
-	}
-	return LoadBooster(model)
+	return model, err
 }
 
 // SetAttr stores a string attribute in the model.

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piopt/piopt/ranker/xgbmodel"
+	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 
@@ -202,5 +202,72 @@ func TestLegacyBinaryLayout(t *testing.T) {
 	}
 	if _, err := xgbmodel.Decode(append(model, 0)); err == nil {
 		t.Fatal("trailing byte accepted")
+	}
+}
+
+// Tree.Leaf predicts bit for bit what XGBoost predicts: the base score plus
+// each tree's leaf, added in float32 in tree order, from the legacy binary
+// and the JSON file alike, and from a slice of one round at a time.
+func TestLeafMatchesXGBoost(t *testing.T) {
+	const rows, cols = 3000, 6
+	bst, x, _ := trainSaved(t, rows, cols, nil)
+	xgb, err := bst.PredictDense(x, rows, cols, xgboost.PredictOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	predict := func(m *xgbmodel.Model, pred []float32) {
+		for i := range rows {
+			row := x[i*cols : (i+1)*cols]
+			for k := range m.Trees {
+				pred[i] += m.Trees[k].Leaf(func(c int) float32 { return row[c] })
+			}
+		}
+	}
+	base := func(m *xgbmodel.Model) []float32 {
+		pred := make([]float32, rows)
+		for i := range pred {
+			pred[i] = m.BaseScore
+		}
+		return pred
+	}
+	for _, f := range []xgboost.Format{xgboost.FormatBinary, xgboost.FormatJSON} {
+		b, err := bst.Save(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := xgbmodel.Decode(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pred := base(m)
+		predict(m, pred)
+		// One round at a time, as trainer's validation does.
+		byRound := base(m)
+		for it := range len(m.Trees) {
+			b, err := bst.SaveSlice(it, it+1, f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s, err := xgbmodel.Decode(b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(s.Trees) != 1 || s.BaseScore != m.BaseScore {
+				t.Fatalf("slice %d: %d trees, base %v (model %v)", it, len(s.Trees), s.BaseScore, m.BaseScore)
+			}
+			predict(s, byRound)
+		}
+		nan := 0
+		for i := range rows {
+			if math.Float32bits(pred[i]) != math.Float32bits(xgb[i]) || math.Float32bits(byRound[i]) != math.Float32bits(xgb[i]) {
+				t.Fatalf("%s: row %d: Leaf sums %v and %v by round, XGBoost %v", f, i, pred[i], byRound[i], xgb[i])
+			}
+			if math.IsNaN(float64(x[i*cols])) || math.IsNaN(float64(x[i*cols+1])) {
+				nan++
+			}
+		}
+		if nan == 0 {
+			t.Fatal("no row with a missing value: the default direction is untested")
+		}
 	}
 }

@@ -5,8 +5,8 @@ import (
 	"log"
 	"slices"
 
-	"github.com/piopt/piopt/ranker/xgbmodel"
-	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
+	"github.com/piopt/piopt/data/xgbmodel"
+	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 )
 
 // Decode a two-stump model written in XGBoost 1.7's legacy binary layout,

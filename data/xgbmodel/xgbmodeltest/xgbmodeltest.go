@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/piopt/piopt/ranker/xgbmodel"
+	"github.com/piopt/piopt/data/xgbmodel"
 )
 
 // Builder builds one tree node by node.

@@ -39,6 +39,32 @@ func (n *Node) IsLeaf() bool { return n.Left == -1 }
 // Feature returns the column n splits on.
 func (n *Node) Feature() int64 { return int64(n.SplitIndex & (1<<31 - 1)) }
 
+// DefaultLeft reports whether a row missing n's feature goes left.
+func (n *Node) DefaultLeft() bool { return n.SplitIndex>>31 != 0 }
+
+// Leaf returns the value of the leaf that a row reaches in t, where value(c)
+// is the row's value in column c. It walks as XGBoost's CPU predictor does
+// (predict_fn.h GetNextNode): a missing value (NaN) takes the default
+// direction, any other x goes left when x < the threshold, both float32;
+// so XGBoost's prediction of the row is its base score plus Leaf of each
+// tree, added one tree at a time in float32. t must be checked (Decode).
+func (t *Tree) Leaf(value func(c int) float32) float32 {
+	n := &t.Nodes[0]
+	for !n.IsLeaf() {
+		x := value(int(n.Feature()))
+		next := n.Right
+		if x != x { // NaN: missing
+			if n.DefaultLeft() {
+				next = n.Left
+			}
+		} else if x < n.Value {
+			next = n.Left
+		}
+		n = &t.Nodes[next]
+	}
+	return n.Value
+}
+
 // maxColumns bounds a model's input columns, so that a corrupt file cannot
 // make inference allocate gigabytes per row buffer.
 const maxColumns = 1 << 20

@@ -10,8 +10,8 @@ import (
 	"testing"
 
 	"github.com/dmitryikh/leaves"
-	"github.com/piopt/piopt/ranker/xgbmodel"
-	"github.com/piopt/piopt/ranker/xgbmodel/xgbmodeltest"
+	"github.com/piopt/piopt/data/xgbmodel"
+	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 )
 
 // model returns a 2-tree regression model on 5 columns with two attributes.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/piopt/piopt/ranker/xgbmodel"
+	"github.com/piopt/piopt/data/xgbmodel"
 )
 
 // Corruption is one way to spoil a valid model that the decoder must

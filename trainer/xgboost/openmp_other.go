@@ -2,5 +2,8 @@
 
 package xgboost
 
+// LimitOpenMPSpin does nothing outside Unix.
+func LimitOpenMPSpin() {}
+
 // PassiveOpenMPForTests does nothing outside Unix.
 func PassiveOpenMPForTests() {}

@@ -1,11 +1,14 @@
-// Package features builds the design matrices piopt trains on, each straight
-// into one row-major float32 buffer with no per-row allocation:
+// Package features builds the design matrices piopt trains on, with no
+// per-row allocation:
 //
 //   - PI-OPT: one row [f(x,a); onehot(j)] of F + ℓ columns per imputed
 //     target (query x, doc a, slot j), labelled with the target φ̂ and
-//     weighted with the target's row weight;
-//   - SUP: one row f(x,a) per document, labelled with its gain 2^rel − 1
-//     (or its grade), weighted 1/m_x so that every query weighs 1 in total;
+//     weighted with the target's row weight. Its rows are not stored but
+//     made from the dataset when read (Matrix.Fill), batch by batch: at
+//     MSLR-WEB10K size that saves 1.2 GB;
+//   - SUP: one row f(x,a) per document (the dataset's own features, not a
+//     copy), labelled with its gain 2^rel − 1 (or its grade), weighted 1/m_x
+//     so that every query weighs 1 in total;
 //   - LambdaMART: one row f(x,a) per document, labelled with its grade, in
 //     query groups.
 //

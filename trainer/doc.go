@@ -6,7 +6,11 @@
 // (Params), squared loss on the per-slot regression targets φ̂ = Γ†θ̂ (or
 // rank:ndcg), early stopping on a validation matrix whose metric is computed
 // here from the predictions so that it does not depend on the number of
-// threads, and per-round progress. Models carry piopt's metadata
+// threads, and per-round progress. The training rows reach XGBoost's
+// quantile matrix batch by batch (features.Matrix.Fill), and the validation
+// rows are predicted in place by walking each new round's trees
+// (data/xgbmodel), bit for bit as XGBoost predicts them: neither is ever
+// copied whole. Models carry piopt's metadata
 // (features.Meta) as booster attributes and are written atomically in
 // XGBoost's JSON or legacy binary format.
 //

@@ -126,7 +126,7 @@ func (p Params) metric() string {
 }
 
 // threads resolves Threads = 0 to the cores idle now: sampled once per
-// training (Train sets p.Threads first thing), it costs 8 ms. The model does
+// training (Train sets p.Threads first thing), it costs 18 ms. The model does
 // not depend on it.
 func (p Params) threads() int {
 	if p.Threads > 0 {

@@ -22,6 +22,10 @@
 //     copies of float32 features with float64(nextafter(t, −Inf)), which is
 //     exact. (Without it, 84% of rows go wrong on integer-valued features.)
 //
+// Tree.Leaf walks one tree as XGBoost's CPU predictor does, bit for bit;
+// trainer adds each new round's leaves to its running predictions of the
+// validation rows, instead of handing those rows to XGBoost.
+//
 // Rather than patch bytes in place, the file is decoded into a Model (both
 // formats, so .json models work too), checked, and encoded again in the
 // layout leaves expects, with the three fixes applied. Leaf values, split

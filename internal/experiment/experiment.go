@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"sort"
 	"strconv"
@@ -265,12 +266,21 @@ func (r *runner) load(ctx context.Context, path string) (*data.Dataset, error) {
 }
 
 // keepOnly drops every loaded dataset but those at paths, so that only the
-// current fold's files stay in memory.
+// current fold's files stay in memory, and hands their memory back to the
+// system before the next fold loads its own: the Go heap would otherwise let
+// a fold's datasets (650 MB at MSLR-WEB10K size) linger as garbage beside
+// the next one's. The collection costs milliseconds: datasets hold no
+// pointers.
 func (r *runner) keepOnly(paths ...string) {
+	dropped := false
 	for p := range r.loaded {
 		if !slices.Contains(paths, p) {
 			delete(r.loaded, p)
+			dropped = true
 		}
+	}
+	if dropped {
+		debug.FreeOSMemory()
 	}
 }
 

@@ -15,13 +15,13 @@ import (
 // process holds all of them back (README, "Threads and busy machines").
 //
 // On Linux it reads procs_running of /proc/stat (runnable threads,
-// machine-wide, the caller's own included) five times over 8 ms and keeps
-// the fewest, so that short-lived processes do not count; elsewhere it
-// returns runtime.NumCPU().
+// machine-wide, the caller's own included) ten times over 18 ms and keeps
+// the fewest, so that only work that runs throughout counts, not a
+// short-lived process; elsewhere it returns runtime.NumCPU().
 func IdleCores() int {
 	n := runtime.NumCPU()
 	busy := -1
-	for i := range 5 {
+	for i := range 10 {
 		if i > 0 {
 			time.Sleep(2 * time.Millisecond)
 		}
@@ -42,6 +42,11 @@ func procsRunning() (int, bool) {
 	if err != nil {
 		return 0, false
 	}
+	return parseProcsRunning(b)
+}
+
+// parseProcsRunning finds the procs_running line of /proc/stat's text.
+func parseProcsRunning(b []byte) (int, bool) {
 	for line := range bytes.Lines(b) {
 		if v, ok := bytes.CutPrefix(line, []byte("procs_running ")); ok {
 			r, err := strconv.Atoi(string(bytes.TrimSpace(v)))

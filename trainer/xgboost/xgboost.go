@@ -36,6 +36,27 @@ static int piopt_predict_dense(BoosterHandle b, const float *p, bst_ulong rows, 
 	return XGBoosterPredictFromDense(b, iface, cfg, NULL, shape, dim, res);
 }
 
+// piopt_trim gives the memory glibc keeps after XGBoost frees a large
+// object (in every arena: OpenMP threads allocate from their own) back to
+// the system, so that the next stage of a run finds it there.
+static void piopt_trim(void) {
+#ifdef __GLIBC__
+	malloc_trim(0);
+#endif
+}
+
+static int piopt_dmatrix_free(DMatrixHandle h) {
+	int rc = XGDMatrixFree(h);
+	piopt_trim();
+	return rc;
+}
+
+static int piopt_booster_free(BoosterHandle h) {
+	int rc = XGBoosterFree(h);
+	piopt_trim();
+	return rc;
+}
+
 // pioptFill (fill.go) writes rows [lo, lo+n) of the matrix behind handle h
 // into dst; nonzero when it failed.
 extern int pioptFill(uintptr_t h, float *dst, bst_ulong lo, bst_ulong n);
@@ -117,11 +138,9 @@ static int piopt_quantile(const float *p, uintptr_t fill, bst_ulong rows, bst_ul
 	}
 	XGDMatrixFree(it.proxy);
 	free(it.buf);
-#ifdef __GLIBC__
 	// Sketching frees ~100 MB per million rows in small chunks that glibc
 	// would keep; give them back.
-	malloc_trim(0);
-#endif
+	piopt_trim();
 	if (it.failed) {
 		XGDMatrixFree(*out);
 		*out = NULL;
@@ -314,7 +333,7 @@ func (m *DMatrix) Close() error {
 	m.cleanup.Stop()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	rc := C.XGDMatrixFree(m.h)
+	rc := C.piopt_dmatrix_free(m.h)
 	m.h = nil
 	return check(rc, "XGDMatrixFree")
 }
@@ -436,7 +455,7 @@ type boosterState struct {
 
 func (s boosterState) free() C.int {
 	var rc C.int
-	s.w.run(func() { rc = C.XGBoosterFree(s.h) })
+	s.w.run(func() { rc = C.piopt_booster_free(s.h) })
 	close(s.w)
 	return rc
 }

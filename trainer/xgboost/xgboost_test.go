@@ -773,3 +773,88 @@ func TestBoosterAcrossOSThreads(t *testing.T) {
 		t.Fatal("training from several OS threads changed the model")
 	}
 }
+
+// withFill returns d with its rows made by a Fill function (over several
+// batches), counting the rows it makes.
+func withFill(d Dense, made *int) Dense {
+	data := d.Data
+	d.Data = nil
+	d.Fill = func(dst []float32, lo, hi int) {
+		copy(dst[:(hi-lo)*d.Cols], data[lo*d.Cols:hi*d.Cols])
+		*made += hi - lo
+	}
+	return d
+}
+
+// A quantile matrix made batch by batch by Fill is the matrix of the same
+// rows given at once: same bins, labels and weights, so the same model,
+// byte for byte.
+func TestQuantileFromFill(t *testing.T) {
+	d := randomDense(2*quantileBatch+777, 4, 5)
+	d.Weights = make([]float32, d.Rows)
+	for i := range d.Weights {
+		d.Weights[i] = float32(1 + i%4)
+	}
+	params := hist(Param{"seed", "3"}, Param{"subsample", "0.8"})
+	ref, _ := train(t, d, BuildQuantile, params, 10)
+	made := 0
+	bst, m := train(t, withFill(d, &made), BuildQuantile, params, 10)
+	// XGBoost reads the rows in several passes.
+	if made < 2*d.Rows || made%d.Rows != 0 {
+		t.Fatalf("Fill made %d rows of %d", made, d.Rows)
+	}
+	for field, want := range map[string][]float32{"label": d.Labels, "weight": d.Weights} {
+		got, err := m.FloatInfo(field)
+		if err != nil || !slices.Equal(got, want) {
+			t.Fatalf("%s: %d values, equal %v, %v", field, len(got), slices.Equal(got, want), err)
+		}
+	}
+	a, err := ref.Save(FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := bst.Save(FormatJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a, b) {
+		t.Fatal("the model trained on rows made by Fill differs")
+	}
+}
+
+func TestFillErrors(t *testing.T) {
+	made := 0
+	d := withFill(randomDense(100, 3, 1), &made)
+	for _, b := range []Build{BuildDense, BuildMatOMP} {
+		if _, err := NewDMatrix(d, MatrixOptions{Build: b}); err == nil || !strings.Contains(err.Error(), "only be built as a quantile matrix") {
+			t.Errorf("%v from Fill: %v", b, err)
+		}
+	}
+	both := d
+	both.Data = make([]float32, 300)
+	if _, err := NewDMatrix(both, MatrixOptions{Build: BuildQuantile}); err == nil || !strings.Contains(err.Error(), "both values and a Fill") {
+		t.Errorf("Data and Fill: %v", err)
+	}
+	if made != 0 {
+		t.Errorf("refused matrices made %d rows", made)
+	}
+	// A panic in Fill does not unwind through XGBoost: it comes back once
+	// XGBoost has returned, and nothing is left half-made.
+	boom := d
+	boom.Fill = func(dst []float32, lo, hi int) { panic("boom") }
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Errorf("recovered %v, want the panic of Fill", r)
+			}
+		}()
+		NewDMatrix(boom, MatrixOptions{Build: BuildQuantile, Threads: 1})
+		t.Error("no panic")
+	}()
+	// The binding still works afterwards.
+	if m, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, Threads: 1}); err != nil {
+		t.Fatal(err)
+	} else {
+		m.Close()
+	}
+}

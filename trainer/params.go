@@ -3,6 +3,7 @@ package trainer
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strconv"
 
 	"github.com/piopt/piopt/trainer/xgboost"
@@ -28,7 +29,7 @@ type Params struct {
 	// query's worth of rows.
 	MinChildWeight float64
 	Lambda         float64 // L2 penalty on leaf values
-	Threads        int     // 0: the cores idle when training starts (xgboost.IdleCores)
+	Threads        int     // 0: the cores idle when training starts (xgboost.IdleCores); all cores for rank:ndcg
 	Seed           int64
 	Objective      string // ObjectiveRegression (default) or ObjectiveRankNDCG
 	// EvalMetric is the validation metric: rmse for regression (the
@@ -125,12 +126,19 @@ func (p Params) metric() string {
 	return "rmse"
 }
 
-// threads resolves Threads = 0 to the cores idle now: sampled once per
-// training (Train sets p.Threads first thing), it costs 18 ms. The model does
-// not depend on it.
+// threads resolves Threads = 0 to the cores idle now (sampled once per
+// training: Train sets p.Threads first thing; it costs 18 ms), which a
+// regression model does not depend on. A rank:ndcg model does: XGBoost
+// 1.7's LambdaRank draws its pairs from one random stream per thread (a
+// MQ2008 LambdaMART model trained on 1 thread differs from one trained on
+// 2), so it takes every core, as it always has, for the same bytes on a
+// busy machine as on an idle one.
 func (p Params) threads() int {
 	if p.Threads > 0 {
 		return p.Threads
+	}
+	if p.objective() == ObjectiveRankNDCG {
+		return runtime.NumCPU()
 	}
 	return xgboost.IdleCores()
 }

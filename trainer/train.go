@@ -133,18 +133,9 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 
 	start := time.Now()
-	// Collect the garbage of earlier stages (simulated logs, a previous
-	// fold) and return it to the system before XGBoost builds the quantile
-	// matrix, when the process peaks: the Go heap would otherwise be allowed
-	// to double over what is live. It costs milliseconds: the large live
-	// objects (features, labels) hold no pointers.
-	debug.FreeOSMemory()
-	// The quantile matrix is the leanest and fastest to train on (see
-	// trainer/xgboost's benchmarks).
-	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
-	dtrain, err := xgboost.NewDMatrix(dense(train), opt)
+	dtrain, err := quantileMatrix(train, p)
 	if err != nil {
-		return nil, fmt.Errorf("training matrix: %w", err)
+		return nil, err
 	}
 	defer dtrain.Close()
 	var val *validation
@@ -197,6 +188,23 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 	closeBooster = false
 	return m, nil
+}
+
+// quantileMatrix hands the training rows to XGBoost as a quantile matrix,
+// the leanest and fastest to train on (see trainer/xgboost's benchmarks).
+func quantileMatrix(train *features.Matrix, p Params) (*xgboost.DMatrix, error) {
+	// Collect the garbage of earlier stages (simulated logs, a previous
+	// fold) and return it to the system first: the process peaks while
+	// XGBoost builds the matrix, and the Go heap would otherwise be allowed
+	// to double over what is live. It costs milliseconds: the large live
+	// objects (features, labels) hold no pointers.
+	debug.FreeOSMemory()
+	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
+	d, err := xgboost.NewDMatrix(dense(train), opt)
+	if err != nil {
+		return nil, fmt.Errorf("training matrix: %w", err)
+	}
+	return d, nil
 }
 
 // checkInputs refuses parameters and matrices Train cannot use together.

@@ -123,10 +123,11 @@ func TestValidationMatchesXGBoostCache(t *testing.T) {
 	}
 }
 
-// A model does not depend on the number of threads that trained it (so
-// piopt may choose them from the machine's load): same bytes with 1 and 2
-// threads, on a PI-OPT matrix large enough that XGBoost splits its
-// histograms and quantile sketch over both.
+// A regression model does not depend on the number of threads that
+// trained it (so piopt may choose them from the machine's load): same bytes
+// with 1 and 2 threads, on a PI-OPT matrix large enough that XGBoost splits
+// its histograms and quantile sketch over both. (rank:ndcg models do
+// depend on it; Params.threads keeps all cores for them.)
 func TestModelThreadsInvariant(t *testing.T) {
 	ds := mslrLike(200)
 	m, err := features.PIOPT(ds, piTargets(ds, 3))

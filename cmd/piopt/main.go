@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/piopt/piopt/trainer/xgboost"
@@ -57,8 +58,19 @@ dataset file, a query is its raw qid, and a slot is 1-based.`,
 	return app
 }
 
+// gcPercent is piopt's GOGC unless the environment sets one. piopt's heap
+// is a few large pointer-free arrays (features, labels, targets) that a
+// collection does not scan, so collecting when garbage reaches a quarter
+// of what is live, rather than Go's default of all of it, costs little CPU
+// and keeps up to a dataset's size of garbage (650 MB for an MSLR-WEB10K
+// training fold) out of the peak.
+const gcPercent = 25
+
 func main() {
 	xgboost.LimitOpenMPSpin()
+	if _, set := os.LookupEnv("GOGC"); !set {
+		debug.SetGCPercent(gcPercent)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {

@@ -22,7 +22,7 @@ func trainFlags() []cli.Flag {
 		&cli.IntFlag{Name: "max-bin", Value: d.MaxBin, Usage: "histogram bins `N` per feature"},
 		&cli.Float64Flag{Name: "min-child-weight", Value: d.MinChildWeight, Usage: "least row-weight sum `W` of a leaf (rows of a query weigh 1 in total by default)"},
 		&cli.Float64Flag{Name: "lambda", Value: d.Lambda, Usage: "L2 penalty `L` on leaf values"},
-		&cli.IntFlag{Name: "threads", Usage: "training threads `N` (0: the cores idle when a training starts); the model does not depend on it"},
+		&cli.IntFlag{Name: "threads", Usage: "training threads `N` (0: the cores idle when a training starts; all cores for rank:ndcg, whose model depends on them); a regression model does not depend on it"},
 		&cli.Uint64Flag{Name: "seed", Value: uint64(d.Seed), Usage: "random `SEED` of row subsampling"},
 		&cli.IntFlag{Name: "early-stopping", Usage: "stop after `N` rounds without improvement on the validation set and keep the best round's trees (0: off)"},
 	}

@@ -15,9 +15,9 @@ import (
 // process holds all of them back (README, "Threads and busy machines").
 //
 // On Linux it reads procs_running of /proc/stat (runnable threads,
-// machine-wide, the caller's own included) ten times over 18 ms and keeps
-// the fewest, so that only work that runs throughout counts, not a
-// short-lived process; elsewhere it returns runtime.NumCPU().
+// machine-wide) less the caller's own runnable threads ten times over 18 ms
+// and keeps the fewest, so that only other work that runs throughout
+// counts, not a short-lived process; elsewhere it returns runtime.NumCPU().
 func IdleCores() int {
 	n := runtime.NumCPU()
 	busy := -1
@@ -29,8 +29,11 @@ func IdleCores() int {
 		if !ok {
 			return n
 		}
-		if busy < 0 || r-1 < busy {
-			busy = r - 1 // not counting the thread reading
+		// Not counting the caller's own runnable threads (the one reading,
+		// a garbage collection in progress).
+		r -= ownRunning()
+		if busy < 0 || r < busy {
+			busy = max(r, 0)
 		}
 	}
 	return min(n, max(1, n-busy))
@@ -43,6 +46,28 @@ func procsRunning() (int, bool) {
 		return 0, false
 	}
 	return parseProcsRunning(b)
+}
+
+// ownRunning counts the calling process's runnable threads (state R in
+// /proc/self/task/*/stat); at least 1, the caller.
+func ownRunning() int {
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		return 1
+	}
+	n := 0
+	for _, t := range tasks {
+		b, err := os.ReadFile("/proc/self/task/" + t.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// The state follows the command name, which is in parentheses
+		// and may contain anything.
+		if i := bytes.LastIndexByte(b, ')'); i >= 0 && i+2 < len(b) && b[i+2] == 'R' {
+			n++
+		}
+	}
+	return max(n, 1)
 }
 
 // parseProcsRunning finds the procs_running line of /proc/stat's text.

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"runtime/debug"
 	"strconv"
 
 	"github.com/piopt/piopt/trainer/xgboost"
@@ -164,13 +163,7 @@ func newRegression(x []float32, cols int, y []float32, params []xgboost.Param, b
 		{Name: "seed", Value: strconv.FormatUint(seed%math.MaxInt32, 10)},
 		{Name: "verbosity", Value: "1"},
 	}
-	if len(x) >= smallFit {
-		// As in Train: the garbage of earlier stages goes back to the
-		// system before XGBoost copies the rows (the direct method fits
-		// after simulating and estimating on the whole log).
-		debug.FreeOSMemory()
-	}
-	dm, err := xgboost.NewDMatrix(xgboost.Dense{Data: x, Rows: rows, Cols: cols, Labels: y},
+	dm, err := newDMatrix(xgboost.Dense{Data: x, Rows: rows, Cols: cols, Labels: y},
 		xgboost.MatrixOptions{Build: build, Threads: threads, MaxBin: 256})
 	if err != nil {
 		return nil, nil, err

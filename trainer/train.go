@@ -109,9 +109,9 @@ func weightedMean(m *features.Matrix) float64 {
 //
 // Train reads the training rows only while it hands them to XGBoost, batch
 // by batch (a matrix made on demand, as features.PIOPT makes, is never
-// stored whole); a caller that drops its own references before calling gets
-// their memory back during the boosting rounds. The validation rows are read
-// in place after every round, never copied.
+// stored whole); a caller that drops its own references before calling lets
+// the collector have them once XGBoost has its copy. The validation rows are
+// read in place after every round, never copied.
 func Train(ctx context.Context, train, valid *features.Matrix, p Params, progress func(Round)) (*Model, error) {
 	if err := checkInputs(train, valid, p); err != nil {
 		return nil, err
@@ -125,9 +125,9 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	if err != nil {
 		return nil, err
 	}
-	var vEval *evaluator
+	var val *validation
 	if valid != nil {
-		if vEval, err = newEvaluator(met, valid); err != nil {
+		if val, err = newValidation(met, valid, p.Threads); err != nil {
 			return nil, fmt.Errorf("validation matrix: %w", err)
 		}
 	}
@@ -138,17 +138,8 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 		return nil, err
 	}
 	defer dtrain.Close()
-	var val *validation
-	if valid != nil {
-		val = newValidation(valid, p.threads())
-	}
 	m := &Model{Meta: train.Meta, Params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
 	baseScore := weightedMean(train)
-	// XGBoost holds its own binned copy now. Drop the training rows, so
-	// that when the caller keeps no reference either the memory goes back
-	// to the system for the boosting rounds.
-	train, valid = nil, nil
-	debug.FreeOSMemory()
 	bst, err := xgboost.NewBooster(p.xgbParams(baseScore, met.xgboostName()), dtrain)
 	if err != nil {
 		return nil, err
@@ -162,7 +153,7 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	m.Timing.Matrix = time.Since(start)
 
 	start = time.Now()
-	if err := m.boost(ctx, bst, dtrain, val, vEval, met.maximize(), start, progress); err != nil {
+	if err := m.boost(ctx, bst, dtrain, val, met.maximize(), start, progress); err != nil {
 		return nil, err
 	}
 	m.Trained = len(m.History)
@@ -178,7 +169,7 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 		bst = s
 		m.Rounds = m.BestIteration + 1
 	}
-	if vEval == nil {
+	if val == nil {
 		m.BestIteration = m.Rounds - 1
 	}
 	m.Timing.Boost = time.Since(start)
@@ -193,18 +184,26 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 // quantileMatrix hands the training rows to XGBoost as a quantile matrix,
 // the leanest and fastest to train on (see trainer/xgboost's benchmarks).
 func quantileMatrix(train *features.Matrix, p Params) (*xgboost.DMatrix, error) {
-	// Collect the garbage of earlier stages (simulated logs, a previous
-	// fold) and return it to the system first: the process peaks while
-	// XGBoost builds the matrix, and the Go heap would otherwise be allowed
-	// to double over what is live. It costs milliseconds: the large live
-	// objects (features, labels) hold no pointers.
-	debug.FreeOSMemory()
-	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.threads(), MaxBin: p.MaxBin}
-	d, err := xgboost.NewDMatrix(dense(train), opt)
+	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.Threads, MaxBin: p.MaxBin}
+	d, err := newDMatrix(dense(train), opt)
 	if err != nil {
 		return nil, fmt.Errorf("training matrix: %w", err)
 	}
 	return d, nil
+}
+
+// newDMatrix is xgboost.NewDMatrix for every fit of this package. Before a
+// large matrix it collects the garbage of earlier stages (simulated logs, a
+// previous fold, the direct method's estimation) and returns it to the
+// system: the process peaks while XGBoost builds the matrix, and the Go
+// heap would otherwise be allowed to grow by GOGC over what is live. It
+// costs milliseconds: the large live objects (features, labels) hold no
+// pointers.
+func newDMatrix(d xgboost.Dense, opt xgboost.MatrixOptions) (*xgboost.DMatrix, error) {
+	if d.Rows*d.Cols >= smallFit {
+		debug.FreeOSMemory()
+	}
+	return xgboost.NewDMatrix(d, opt)
 }
 
 // checkInputs refuses parameters and matrices Train cannot use together.
@@ -246,7 +245,7 @@ func checkInputs(train, valid *features.Matrix, p Params) error {
 // boost runs the boosting rounds, recording each in m.History and the best
 // validation round in m.BestIteration and m.BestScore, until p.Trees rounds
 // or early stopping. start times Round.Elapsed.
-func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val *validation, vEval *evaluator,
+func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val *validation,
 	maximize bool, start time.Time, progress func(Round)) error {
 	p := m.Params
 	better := func(a, b float64) bool { return a < b }
@@ -270,12 +269,10 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 		}
 		r := Round{Iter: it, Trees: p.Trees, Metric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
 			Best: -1, BestValid: math.NaN()}
-		if vEval != nil {
-			pred, err := val.add(ctx, bst, it)
-			if err != nil {
+		if val != nil {
+			if r.Valid, err = val.round(ctx, bst, it); err != nil {
 				return fmt.Errorf("round %d: %w", it+1, err)
 			}
-			r.Valid = vEval.eval(pred)
 			if m.BestIteration < 0 || better(r.Valid, m.BestScore) {
 				m.BestIteration, m.BestScore = it, r.Valid
 			}

@@ -19,15 +19,29 @@ import (
 // instead of a pass over every value.
 type validation struct {
 	m       *features.Matrix
+	ev      *evaluator // the metric on m's labels
 	pred    []float32
 	threads int
 }
 
-func newValidation(m *features.Matrix, threads int) *validation {
-	return &validation{m: m, pred: make([]float32, m.Rows), threads: threads}
+func newValidation(met metric, m *features.Matrix, threads int) (*validation, error) {
+	ev, err := newEvaluator(met, m)
+	if err != nil {
+		return nil, err
+	}
+	return &validation{m: m, ev: ev, pred: make([]float32, m.Rows), threads: threads}, nil
 }
 
-// chunk is the rows one worker walks at a time.
+// round adds round it of bst to the predictions and returns the metric.
+func (v *validation) round(ctx context.Context, bst *xgboost.Booster, it int) (float64, error) {
+	pred, err := v.add(ctx, bst, it)
+	if err != nil {
+		return 0, err
+	}
+	return v.ev.eval(pred), nil
+}
+
+// validationChunk is the rows one worker walks at a time.
 const validationChunk = 1 << 13
 
 // add adds round it of bst (0-based, the newest) to the predictions and

@@ -91,7 +91,10 @@ func TestValidationMatchesXGBoostCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bst.Close()
-			val := newValidation(c.valid, 2)
+			val, err := newValidation(metric{name: "rmse"}, c.valid, 2)
+			if err != nil {
+				t.Fatal(err)
+			}
 			nan := 0
 			for _, v := range rows {
 				if v != v {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"runtime/debug"
 	"time"
 
 	"github.com/piopt/piopt/data"
@@ -76,13 +75,8 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	}
 	// The targets and the parse buffers are garbage now (the matrices keep
 	// their labels, weights and row indexes and read the datasets' features
-	// in place): hand their memory back before XGBoost makes its quantile
-	// matrix, which is when the process peaks.
-	debug.FreeOSMemory()
-
-	// Only these survive: trainer.Train lets the training rows go once
-	// XGBoost has its copy, as long as nothing here refers to the matrix
-	// afterwards.
+	// in place); trainer.Train hands that memory back before XGBoost makes
+	// its quantile matrix, which is when the process peaks.
 	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil
 	p := cfg.Params
 	bar := progress.New(cfg.Progress, "train", int64(p.Trees), "rounds")

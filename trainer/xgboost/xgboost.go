@@ -217,7 +217,7 @@ type DMatrix struct {
 
 func newDMatrix(h C.DMatrixHandle, rows int, quantile bool) *DMatrix {
 	m := &DMatrix{h: h, rows: rows, quantile: quantile}
-	m.cleanup = runtime.AddCleanup(m, func(h C.DMatrixHandle) { C.XGDMatrixFree(h) }, h)
+	m.cleanup = runtime.AddCleanup(m, func(h C.DMatrixHandle) { C.piopt_dmatrix_free(h) }, h)
 	return m
 }
 

@@ -3,6 +3,7 @@ package data
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -24,6 +25,16 @@ type builder struct {
 	line   int   // lines of the chunks merged so far
 	text   int64 // text bytes merged so far
 	shape  lineShape
+	final  bool // finish has begun: the last query ends at the last document
+
+	// DocComment mode: the documents' ids, and how far they are checked.
+	// A query's ids are sorted (and its duplicates found) once it is
+	// complete, or, before an error is returned, as far as it goes.
+	ids     docIDs
+	idQ     int   // queries checked and sorted
+	idLo    int   // first document of query idQ
+	idLines []int // line of each document from idLine0 on, for messages
+	idLine0 int
 }
 
 // group is one line of a LightGBM query file.
@@ -78,6 +89,9 @@ func (b *builder) merge(c *chunk) error {
 			lo = hi
 		}
 		b.labels = append(b.labels, c.labels...)
+		if b.sx.docIDs {
+			b.addIDs(c)
+		}
 	}
 	if b.sx.wantQID {
 		for i, r := range c.runs {
@@ -86,6 +100,9 @@ func (b *builder) merge(c *chunk) error {
 			}
 			line := b.line + int(r.line)
 			if first, ok := b.seen[r.qid]; ok {
+				if err := b.checkIDs(nd0+int(r.start), true); err != nil {
+					return err
+				}
 				return &ParseError{File: b.name, Line: line, Field: 2, Token: shorten([]byte("qid:" + r.qid)),
 					Err: errorf(ErrQIDReappears, "qid %s reappears: a query's lines must be contiguous (its first block starts at line %d)", r.qid, first)}
 			}
@@ -94,16 +111,105 @@ func (b *builder) merge(c *chunk) error {
 			b.starts = append(b.starts, nd0+int(r.start))
 		}
 	} else if sum := b.nGroup; nd0+add > sum && nd0 <= sum {
+		if err := b.checkIDs(sum, true); err != nil {
+			return err
+		}
 		return &ParseError{File: b.name, Line: b.line + int(c.docLine[sum-nd0]),
 			Err: errorf(ErrGroups, "document %d is beyond the %d documents of the %d groups in %s", sum+1, sum, len(b.groups), b.sx.queryFile)}
 	}
 	if c.err != nil {
+		if err := b.checkIDs(len(b.labels), true); err != nil {
+			return err
+		}
 		e := *c.err
 		return b.errAt(b.line+c.err.Line, &e)
 	}
 	b.shape.merge(&c.lineShape, b.line)
 	b.line += c.lines
-	return nil
+	return b.checkIDs(len(b.labels), false)
+}
+
+// addIDs appends the ids of c's documents, which merge has just appended.
+func (b *builder) addIDs(c *chunk) {
+	x := &b.ids
+	base := len(x.blob)
+	x.blob = append(x.blob, c.ids...)
+	for d, e := range c.idEnd {
+		x.end = append(x.end, base+int(e))
+		b.idLines = append(b.idLines, b.line+int(c.docLine[d]))
+	}
+	x.order = slices.Grow(x.order, len(c.idEnd))[:len(x.order)+len(c.idEnd)]
+}
+
+// queryEnd returns the end of query q's documents when it is known: the
+// next query has started, the input is finished, or a query file gives it.
+func (b *builder) queryEnd(q int) (int, bool) {
+	if !b.sx.wantQID {
+		if q < len(b.groups) {
+			return b.idLo + b.groups[q].size, true
+		}
+		return 0, false
+	}
+	switch {
+	case q+1 < len(b.starts):
+		return b.starts[q+1], true
+	case q < len(b.starts) && b.final:
+		return len(b.labels), true
+	}
+	return 0, false
+}
+
+// checkIDs sorts the ids of every complete query whose documents all lie
+// below doc upto, refusing one with two equal ids. With partial it also
+// checks the documents below upto of the query that goes on past it: what
+// merge does before it returns an error at a later line, so that the error
+// that comes first in the file is the one reported.
+func (b *builder) checkIDs(upto int, partial bool) error {
+	if !b.sx.docIDs {
+		return nil
+	}
+	defer b.dropIDLines()
+	for {
+		lo := b.idLo
+		hi, known := b.queryEnd(b.idQ)
+		if !known || hi > upto {
+			if !partial || upto <= lo || (!known && b.idQ >= b.numQueries()) {
+				return nil
+			}
+			hi, known = upto, false
+		}
+		if first, rep, dup := b.ids.sortQuery(lo, hi); dup {
+			lines := b.idLines[lo-b.idLine0:]
+			return &ParseError{File: b.name, Line: lines[rep], Err: errorf(ErrDocID,
+				"document id %q of qid %s repeats line %d: ids must be distinct within a query",
+				shorten(b.ids.id(lo+int(rep))), b.queryName(b.idQ), lines[first])}
+		}
+		if !known {
+			return nil
+		}
+		b.idQ++
+		b.idLo = hi
+	}
+}
+
+// numQueries returns the number of queries begun so far (qid mode).
+func (b *builder) numQueries() int { return len(b.starts) }
+
+// queryName returns the qid of query q, as the Dataset will name it.
+func (b *builder) queryName(q int) string {
+	if b.sx.wantQID {
+		return b.qids[q]
+	}
+	return strconv.Itoa(q + 1)
+}
+
+// dropIDLines forgets the lines of the documents of checked queries.
+func (b *builder) dropIDLines() {
+	if k := b.idLo - b.idLine0; k > 0 {
+		n := copy(b.idLines, b.idLines[k:])
+		b.idLines = b.idLines[:n]
+		b.idLine0 = b.idLo
+	}
 }
 
 // widen grows the row stride to hold feature index need. The stride grows
@@ -206,6 +312,10 @@ func (b *builder) checkSize(nd, stride, line int) (int64, error) {
 // finish checks the end of the input and returns the Dataset.
 func (b *builder) finish() (*Dataset, error) {
 	nd := len(b.labels)
+	b.final = true
+	if err := b.checkIDs(nd, false); err != nil {
+		return nil, err
+	}
 	// A dense file lists features 1..k on every line; a last line without
 	// newline that lists 1..n, n < k, was cut.
 	if sh, o := b.shape, b.shape.open; o.ok && sh.minN >= 0 && sh.minN == sh.maxN && !sh.gaps && !o.gap && o.n < sh.minN {
@@ -249,8 +359,21 @@ func (b *builder) finish() (*Dataset, error) {
 	}
 	ds.Features = b.feat[: nd*f : nd*f]
 	ds.NumFeatures = f
+	if b.sx.docIDs {
+		b.idLines = nil
+		ds.ids = &docIDs{blob: trim(b.ids.blob), end: trim(b.ids.end), order: trim(b.ids.order)}
+	}
 	if err := ds.Validate(); err != nil {
 		return nil, fmt.Errorf("%s: %w", b.name, err)
 	}
 	return ds, nil
+}
+
+// trim returns s, copied into a slice of its own length when appending
+// left much room beyond it.
+func trim[S ~[]E, E any](s S) S {
+	if cap(s)-len(s) <= len(s)/8 {
+		return s[:len(s):len(s)]
+	}
+	return slices.Clone(s)
 }

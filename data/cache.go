@@ -33,6 +33,15 @@ import (
 //	queries:u64 docs:u64 features:u64 qidBytes:u64
 //	labels [docs]u8  offsets [queries+1]u64  qidLen [queries]u32  qids
 //	features [docs×features]f32  crc32c:u32 (of all bytes before it)
+//
+// With --doc-ids comment the key says so (and the entry has a file of its
+// own), and the document ids come between the features and the CRC:
+//
+//	idBytes:u64  idEnd [docs]u64  order [docs]u32  ids
+//
+// idEnd is the end of each document's id in ids, order each query's
+// positions sorted by id (Dataset.FindDoc's index). Entries read by position
+// are as they were before document ids existed.
 const (
 	cacheMagic   = "piopt-ds"
 	cacheVersion = 2 // 2: lone CR ends a line; hex and underscore values refused
@@ -71,6 +80,7 @@ type cacheEntry struct {
 	key    string // everything the entry depends on except the source hash
 	src    string // source path, for hashing
 	stamp  [2]int64
+	ids    bool // the entry holds document ids (DocComment)
 }
 
 // warn tells the entry's CacheNotice, if any, that its folder cannot be
@@ -107,6 +117,9 @@ func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *
 		return nil
 	}
 	ident := fmt.Sprintf("source=%s\nfeatures=%d\nmax-label=%d\n", abs, opt.Features, opt.MaxLabel)
+	if opt.DocIDs != DocPosition {
+		ident += "doc-ids=" + opt.DocIDs.String() + "\n"
+	}
 	key := fmt.Sprintf("piopt-ds v%d\n%ssize=%d\nmtime=%d\n", cacheVersion, ident, st.Size(), st.ModTime().UnixNano())
 	if qf.path != "" {
 		qabs, err := filepath.Abs(qf.path)
@@ -124,6 +137,7 @@ func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *
 		key:    key,
 		src:    path,
 		stamp:  [2]int64{st.Size(), st.ModTime().UnixNano()},
+		ids:    opt.DocIDs == DocComment,
 	}
 }
 
@@ -173,7 +187,7 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 		}
 		hashc <- h.sum()
 	}()
-	ds, want := readCachePayload(r, crc, st.Size()-16-keyLen)
+	ds, want := readCachePayload(r, crc, st.Size()-16-keyLen, ce.ids)
 	if got := <-hashc; ds == nil || got != want || got == 0 {
 		return nil
 	}
@@ -182,9 +196,9 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 }
 
 // readCachePayload reads what follows the key through r, which feeds crc;
-// size is the number of bytes left in the file. It returns nil on any
-// inconsistency.
-func readCachePayload(r io.Reader, crc hash.Hash32, size int64) (*Dataset, uint64) {
+// size is the number of bytes left in the file; ids tells whether document
+// ids follow the features. It returns nil on any inconsistency.
+func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Dataset, uint64) {
 	var head [40]byte
 	if _, err := io.ReadFull(r, head[:]); err != nil {
 		return nil, 0
@@ -202,7 +216,8 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64) (*Dataset, uint6
 	if nf > 0 && featBytes/nf/4 != nd {
 		return nil, 0
 	}
-	if 40+nd+8*(nq+1)+4*nq+nqid+featBytes+4 != uint64(size) {
+	base := 40 + nd + 8*(nq+1) + 4*nq + nqid + featBytes + 4
+	if !ids && base != uint64(size) || ids && base+8+12*nd > uint64(size) {
 		return nil, 0
 	}
 	ds := &Dataset{
@@ -246,15 +261,40 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64) (*Dataset, uint6
 		}
 		fs = fs[n:]
 	}
+	if ids {
+		if ds.ids = readCacheIDs(r, buf, int(nd), uint64(size)-base-8-12*nd); ds.ids == nil {
+			return nil, 0
+		}
+	}
 	sum := crc.Sum32()
 	var tail [4]byte
 	if _, err := io.ReadFull(r, tail[:]); err != nil || binary.LittleEndian.Uint32(tail[:]) != sum {
 		return nil, 0
 	}
-	if ds.QueryOffsets[0] != 0 || ds.Validate() != nil {
+	if ds.QueryOffsets[0] != 0 || ds.Validate() != nil || ids && !ds.ids.check(ds) {
 		return nil, 0
 	}
 	return ds, srcHash
+}
+
+// readCacheIDs reads the document ids of nd documents, whose bytes must be
+// exactly blob, through buf.
+func readCacheIDs(r io.Reader, buf []byte, nd int, blob uint64) *docIDs {
+	var head [8]byte
+	if _, err := io.ReadFull(r, head[:]); err != nil || binary.LittleEndian.Uint64(head[:]) != blob {
+		return nil
+	}
+	x := &docIDs{blob: make([]byte, blob), end: make([]int, nd), order: make([]int32, nd)}
+	if err := readUints(r, buf, 8, func(i int, v uint64) { x.end[i] = int(min(v, blob+1)) }, nd); err != nil {
+		return nil
+	}
+	if err := readUints(r, buf, 4, func(i int, v uint64) { x.order[i] = int32(v) }, nd); err != nil {
+		return nil
+	}
+	if _, err := io.ReadFull(r, x.blob); err != nil {
+		return nil
+	}
+	return x
 }
 
 // readUints reads count little-endian unsigned integers of size bytes (4 or
@@ -362,7 +402,20 @@ func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
 		cw.Write(b)
 		fs = fs[n:]
 	}
-	buf = le.AppendUint32(buf, crc.Sum32())
+	if x := ds.ids; x != nil {
+		buf = le.AppendUint64(buf[:0], uint64(len(x.blob)))
+		for _, e := range x.end {
+			buf = le.AppendUint64(buf, uint64(e))
+			put(false)
+		}
+		for _, p := range x.order {
+			buf = le.AppendUint32(buf, uint32(p))
+			put(false)
+		}
+		put(true)
+		cw.Write(x.blob)
+	}
+	buf = le.AppendUint32(buf[:0], crc.Sum32())
 	cw.Write(buf)
 	return af.Commit()
 }

@@ -23,7 +23,9 @@ type chunk struct {
 	rowEnd  []int32 // end of each document's features in idx/val
 	idx     []int32 // 1-based feature indices
 	val     []float32
-	runs    []run // maximal runs of one qid (qid files only)
+	runs    []run   // maximal runs of one qid (qid files only)
+	ids     []byte  // DocComment mode: the documents' ids, end to end
+	idEnd   []int32 // end of each document's id in ids
 
 	maxIdx     int // highest feature index in the chunk
 	maxIdxLine int
@@ -95,6 +97,7 @@ func (c *chunk) reset() {
 	c.lines = 0
 	c.labels, c.docLine, c.rowEnd = c.labels[:0], c.docLine[:0], c.rowEnd[:0]
 	c.idx, c.val = c.idx[:0], c.val[:0]
+	c.ids, c.idEnd = c.ids[:0], c.idEnd[:0]
 	clear(c.runs) // drop the qid strings
 	c.runs = c.runs[:0]
 	c.maxIdx, c.maxIdxLine = 0, 0
@@ -128,16 +131,20 @@ func (c *chunk) parse(sx *lineSyntax) {
 		pl, idx, val, fe := parseLine(l, sx, c.idx, c.val)
 		c.idx, c.val = idx, val
 		if fe != nil {
-			err := fe.err
-			if !terminated {
-				err = fmt.Errorf("%w (no final newline): %w", ErrTruncated, err)
-			}
-			c.err = &ParseError{Line: line, Field: fe.field, Token: shorten(fe.token), Err: err}
-			c.lines = line
+			c.fail(fe, line, terminated)
 			return
 		}
 		if pl.blank {
 			continue
+		}
+		if sx.docIDs {
+			id, fe := commentID(l, &pl)
+			if fe != nil {
+				c.fail(fe, line, terminated)
+				return
+			}
+			c.ids = append(c.ids, id...)
+			c.idEnd = append(c.idEnd, int32(len(c.ids)))
 		}
 		c.lineShape.add(&pl, terminated, l, line)
 		if sx.wantQID && (len(c.labels) == 0 || !bytes.Equal(pl.qid, prevQID)) {
@@ -151,6 +158,17 @@ func (c *chunk) parse(sx *lineSyntax) {
 			c.maxIdx, c.maxIdxLine = pl.maxIdx, line
 		}
 	}
+	c.lines = line
+}
+
+// fail records the error fe of the chunk's local line, which ends the
+// chunk's parse.
+func (c *chunk) fail(fe *fieldError, line int, terminated bool) {
+	err := fe.err
+	if !terminated {
+		err = fmt.Errorf("%w (no final newline): %w", ErrTruncated, err)
+	}
+	c.err = &ParseError{Line: line, Field: fe.field, Token: shorten(fe.token), Err: err}
 	c.lines = line
 }
 

@@ -7,6 +7,11 @@ import "fmt"
 // Features is row-major with NumFeatures columns per document: feature
 // index i (1-based in the file) is column i-1. Query q owns the documents
 // QueryOffsets[q] .. QueryOffsets[q+1]-1.
+//
+// piopt's files name a document by its 0-based position in its query, or,
+// for a dataset read with DocComment (--doc-ids comment), by the id in its
+// line's comment: see DocID, AppendDoc and FindDoc. A Dataset made from
+// another (a subset, a copy) must carry the ids along with SetDocIDs.
 type Dataset struct {
 	Features     []float32
 	NumFeatures  int
@@ -14,6 +19,8 @@ type Dataset struct {
 	QueryOffsets []int // len NumQueries()+1, QueryOffsets[0] == 0
 	QIDs         []string
 	Source       string // file name the data came from, for messages
+
+	ids *docIDs // DocComment mode; nil: documents are named by position
 }
 
 // NumQueries returns the number of queries.
@@ -77,6 +84,9 @@ func (d *Dataset) Validate() error {
 	}
 	if len(d.Features) != len(d.Labels)*d.NumFeatures {
 		return fmt.Errorf("data: %d feature values for %d documents × %d features", len(d.Features), len(d.Labels), d.NumFeatures)
+	}
+	if d.ids != nil && (len(d.ids.end) != len(d.Labels) || len(d.ids.order) != len(d.Labels)) {
+		return fmt.Errorf("data: %d document ids for %d documents", len(d.ids.end), len(d.Labels))
 	}
 	return nil
 }

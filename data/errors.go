@@ -27,6 +27,10 @@ var (
 	ErrEmpty = errors.New("no documents")
 	// ErrTooLarge: the dense feature matrix would be unreasonably large.
 	ErrTooLarge = errors.New("dense feature matrix too large")
+	// ErrDocID (--doc-ids comment): a document line has no id in its
+	// comment, an empty one, one with a ',' (a slate log's separator), or
+	// the id of another line of its query.
+	ErrDocID = errors.New("bad document id")
 )
 
 // ParseError reports bad input at a place in a file: the file name as given,

@@ -15,6 +15,7 @@ type lineSyntax struct {
 	features  int  // highest feature index accepted; 0: up to maxFeatureIndex
 	wantQID   bool // lines carry qid: (false: a query file groups them)
 	queryFile string
+	docIDs    bool // keep each document's id from its comment (DocComment)
 }
 
 // parsedLine is one document line, as returned by parseLine.
@@ -133,6 +134,43 @@ func parseLine(line []byte, sx *lineSyntax, idx []int32, val []float32) (pl pars
 	}
 	pl.maxIdx = prev
 	return pl, idx, val, nil
+}
+
+// commentID returns the document id in the comment of l, a document line
+// that parseLine read as pl (DocComment mode): after the '#' and any
+// spaces, the word that follows "docid", optional spaces and '=' when the
+// comment starts so, else the comment's first word. The id is a sub-slice
+// of l. A missing comment or a bad id is an error about the field after
+// the line's data fields.
+func commentID(l []byte, pl *parsedLine) ([]byte, *fieldError) {
+	field := 2 + pl.n // the label, the features, then the comment
+	if pl.qid != nil {
+		field++
+	}
+	i := bytes.IndexByte(l, '#')
+	if i < 0 {
+		return nil, &fieldError{field, nil, errorf(ErrDocID, "no comment to take the document id from (--doc-ids comment wants `#docid = ID` or `# ID` on every line)")}
+	}
+	c := l[i+1:]
+	p := skipSpace(c, 0)
+	if len(c)-p >= 5 && string(c[p:p+5]) == "docid" {
+		if q := skipSpace(c, p+5); q < len(c) && c[q] == '=' {
+			p = skipSpace(c, q+1)
+		}
+	}
+	id := c[p:tokenEnd(c, p)]
+	if why := badDocID(id); why != "" {
+		return nil, &fieldError{field, bytes.TrimRightFunc(l[i:], isSpaceRune), errorf(ErrDocID, "%s", why)}
+	}
+	return id, nil
+}
+
+// skipSpace returns the position of the first non-separator at or after p.
+func skipSpace(b []byte, p int) int {
+	for p < len(b) && separator[b[p]] {
+		p++
+	}
+	return p
 }
 
 // The error constructors below are kept out of parseLine so that its loop

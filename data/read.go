@@ -43,6 +43,11 @@ type ReadOptions struct {
 	// Progress, when set, is called after each parsed chunk with the input
 	// bytes read so far and the input's size (0 when unknown).
 	Progress func(done, total int64)
+	// DocIDs says how piopt's files name the documents: DocPosition (the
+	// zero value) by position in the query, DocComment by the id in each
+	// line's comment, which every document line must then have, distinct
+	// within its query.
+	DocIDs DocIDs
 
 	chunkSize int // bytes of text per parallel chunk; tests make it tiny
 }
@@ -64,6 +69,9 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 	}
 	if o.Features < 0 || o.Features > maxFeatureIndex {
 		return o, fmt.Errorf("data: feature count --features %d outside 0..%d", o.Features, maxFeatureIndex)
+	}
+	if o.DocIDs > DocComment {
+		return o, fmt.Errorf("data: document ids --doc-ids %v unknown (want position or comment)", o.DocIDs)
 	}
 	if o.Threads <= 0 {
 		o.Threads = runtime.GOMAXPROCS(0)
@@ -109,6 +117,12 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 // checksum match, so a stale or corrupt entry is re-parsed and rewritten
 // (atomically). A hit costs one read of the source, to hash it, and one of
 // the entry.
+//
+// With opt.DocIDs == DocComment each document line must carry its id in its
+// comment: `#docid = ID` (the word after "docid" and '='; spaces optional),
+// or else the first word after '#' (`# ID`, `#ID more words`). A line
+// without one, an empty id, an id with a ',' and an id that another line of
+// the query has are ErrDocID errors; the last names both lines.
 //
 // Errors about the input are *ParseError values naming file, line and field.
 func Load(path string, opt ReadOptions) (*Dataset, error) {
@@ -199,7 +213,7 @@ func parse(ctx context.Context, raw *hashReader, name string, opt ReadOptions, q
 		defer zr.Close()
 		text = bufio.NewReaderSize(zr, 64<<10)
 	}
-	sx := &lineSyntax{maxLabel: opt.MaxLabel, features: opt.Features, wantQID: true}
+	sx := &lineSyntax{maxLabel: opt.MaxLabel, features: opt.Features, wantQID: true, docIDs: opt.DocIDs == DocComment}
 	var groups []group
 	if qf.path != "" && (!auto || !firstLineHasQID(text)) {
 		var err error

@@ -46,7 +46,7 @@ type Header map[string]string
 // headerOrder is the order in which known keys are written; other keys
 // follow in lexical order, so the same header always gives the same bytes.
 var headerOrder = []string{
-	"slots", "metric", "logging", "rank-by", "candidates", "samples", "seed", "per-sample",
+	"slots", "metric", "logging", "policy", "rank-by", "candidates", "samples", "seed", "per-sample",
 	"data", "queries", "docs", "discount", "empty-query-ndcg", "err-maxrel",
 }
 
@@ -198,19 +198,23 @@ func openSlateFile(path string) (io.Reader, io.Closer, error) {
 
 // LogRecord is one logged impression of a slate log.
 type LogRecord struct {
-	Query  int     // query index in the Dataset
-	Slate  []int32 // document positions inside the query, slot 1 first; valid until the next Next
-	Reward float64
-	Line   int // 1-based line number in the file
+	Query int // query index in the Dataset
+	// Context is the line's first field as written: the qid, or with
+	// contexts (SetContexts) QID@TAG; valid until the next Next.
+	Context []byte
+	Slate   []int32 // document positions inside the query, slot 1 first; valid until the next Next
+	Reward  float64
+	Line    int // 1-based line number in the file
 }
 
 // LogReader streams a slate log: a header line `# piopt-log v1 key=value
 // ...` naming at least slots and logging, then one impression per line,
-// `qid<TAB>d1,d2,...<TAB>reward`, docs being 0-based positions inside the
-// query's block. Blank lines and further `#` lines are skipped. It checks
-// everything the dataset alone decides (known qid, documents in range and
-// not repeated, 1..slots documents, finite reward) and holds one line in
-// memory at a time.
+// `qid<TAB>d1,d2,...<TAB>reward`, docs named as the dataset names them
+// (Dataset.FindDoc): 0-based positions inside the query's block, or the ids
+// of the lines' comments (--doc-ids comment). Blank lines and further `#`
+// lines are skipped. It checks everything the dataset alone decides (known
+// qid, documents in range and not repeated, 1..slots documents, finite
+// reward) and holds one line in memory at a time.
 type LogReader struct {
 	lineReader
 	ds     *Dataset
@@ -221,7 +225,15 @@ type LogReader struct {
 	fields [3][]byte // the current line's fields, for error messages
 	slate  []int32
 	n      int64 // impressions returned so far
+	// contexts: the first field is QID or QID@TAG (a policy file's
+	// contexts), not a bare qid.
+	contexts bool
 }
+
+// SetContexts makes the first field of every line a context, QID or
+// QID@TAG, whose qid is the part before the first '@' (a log of a policy
+// file's contexts).
+func (lr *LogReader) SetContexts() { lr.contexts = true }
 
 // OpenLog opens a slate log (optionally gzip-compressed) for reading against
 // ds. Close it when done.
@@ -252,10 +264,13 @@ func NewLogReader(r io.Reader, name string, ds *Dataset) (*LogReader, error) {
 		return nil, err
 	}
 	lr.header = h
-	for _, k := range []string{"slots", "logging"} {
-		if _, ok := h[k]; !ok {
-			return nil, lr.lineErr(ErrHeader, "header lacks %s=", k)
-		}
+	if _, ok := h["slots"]; !ok {
+		return nil, lr.lineErr(ErrHeader, "header lacks slots=")
+	}
+	_, logging := h["logging"]
+	_, policy := h["policy"]
+	if !logging && !policy {
+		return nil, lr.lineErr(ErrHeader, "header lacks logging= (a named logging policy) or policy= (a policy file)")
 	}
 	slots, _, err := h.Int("slots")
 	if err == nil && slots < 1 {
@@ -274,7 +289,8 @@ func NewLogReader(r io.Reader, name string, ds *Dataset) (*LogReader, error) {
 
 // CheckHeaderData checks a header's queries= and docs= (when present)
 // against the dataset, so that a log or targets file made on another dataset
-// is refused.
+// is refused, and its doc-ids= (when present) against the way the dataset
+// names its documents (see WithDocIDs).
 func CheckHeaderData(h Header, ds *Dataset) error {
 	for _, kv := range []struct {
 		key  string
@@ -288,7 +304,7 @@ func CheckHeaderData(h Header, ds *Dataset) error {
 			return fmt.Errorf("header %s=%d (data=%s) does not match %s, which has %d %s", kv.key, v, h["data"], ds.Source, kv.have, kv.key)
 		}
 	}
-	return nil
+	return checkHeaderDocIDs(h, ds)
 }
 
 // Header returns the log's header.
@@ -299,6 +315,9 @@ func (lr *LogReader) Slots() int { return lr.slots }
 
 // Name returns the file name used in errors.
 func (lr *LogReader) Name() string { return lr.name }
+
+// Dataset returns the dataset the log is read against.
+func (lr *LogReader) Dataset() *Dataset { return lr.ds }
 
 // Close closes the underlying file (when opened by OpenLog).
 func (lr *LogReader) Close() error {
@@ -408,25 +427,43 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	if err := lr.splitFields(line, lr.fields[:], "qid, slate, reward"); err != nil {
 		return LogRecord{}, err
 	}
-	q, ok := lr.qids[string(lr.fields[0])]
+	qid := lr.fields[0]
+	if lr.contexts {
+		qid, _, _ = bytes.Cut(qid, []byte{'@'})
+	}
+	q, ok := lr.qids[string(qid)]
 	if !ok {
-		return LogRecord{}, lr.Errorf(1, "qid %q is not in %s", shorten(lr.fields[0]), lr.ds.Source)
+		return LogRecord{}, lr.Errorf(1, "qid %q is not in %s", shorten(qid), lr.ds.Source)
 	}
 	m := lr.ds.QuerySize(q)
+	named := lr.ds.HasDocIDs()
 	slate := lr.slate[:0]
 	rest := lr.fields[1]
 	for i := 0; ; i++ {
 		tok, r, more := bytes.Cut(rest, []byte{','})
 		rest = r
-		d, ok := parseDoc(bytes.TrimSpace(tok))
-		if !ok {
-			return LogRecord{}, lr.Errorf(2, "slot %d: %q is not a document position", i+1, shorten(tok))
-		}
-		if d >= m {
-			return LogRecord{}, lr.Errorf(2, "slot %d: document %d out of range 0..%d of qid %s", i+1, d, m-1, lr.ds.QIDs[q])
+		name := bytes.TrimSpace(tok)
+		var d int
+		if named {
+			p, ok := lr.ds.FindDoc(q, name)
+			if !ok {
+				return LogRecord{}, lr.Errorf(2, "slot %d: document %q is not in qid %s", i+1, shorten(name), lr.ds.QIDs[q])
+			}
+			d = int(p)
+		} else {
+			var ok bool
+			if d, ok = parseDoc(name); !ok {
+				return LogRecord{}, lr.Errorf(2, "slot %d: %q is not a document position", i+1, shorten(tok))
+			}
+			if d >= m {
+				return LogRecord{}, lr.Errorf(2, "slot %d: document %d out of range 0..%d of qid %s", i+1, d, m-1, lr.ds.QIDs[q])
+			}
 		}
 		for j, e := range slate {
 			if int(e) == d {
+				if named {
+					return LogRecord{}, lr.Errorf(2, "slot %d repeats document %q of slot %d", i+1, shorten(name), j+1)
+				}
 				return LogRecord{}, lr.Errorf(2, "slot %d repeats document %d of slot %d", i+1, d, j+1)
 			}
 		}
@@ -444,7 +481,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		return LogRecord{}, lr.Errorf(3, "reward is not a finite number")
 	}
 	lr.n++
-	return LogRecord{Query: q, Slate: slate, Reward: r, Line: lr.line}, nil
+	return LogRecord{Query: q, Context: lr.fields[0], Slate: slate, Reward: r, Line: lr.line}, nil
 }
 
 // Errorf returns an error about field (1 qid, 2 slate, 3 reward) of the line
@@ -482,40 +519,49 @@ func (lr *lineReader) fileErr(kind error, format string, args ...any) error {
 }
 
 // LogWriter writes a slate log: the header line, then one
-// `qid<TAB>d1,d2,...<TAB>reward` line per impression, rewards printed with
-// strconv's shortest round-trip format so that reading them back gives the
-// same float64.
+// `qid<TAB>d1,d2,...<TAB>reward` line per impression, documents named as
+// the dataset names them (Dataset.AppendDoc: positions, or comment ids),
+// rewards printed with strconv's shortest round-trip format so that reading
+// them back gives the same float64.
 type LogWriter struct {
 	w   io.Writer
+	ds  *Dataset
 	buf []byte
 }
 
-// NewLogWriter writes h's header line to w (h must name slots and logging).
-// Wrap w in a buffer: every impression is one Write call.
-func NewLogWriter(w io.Writer, h Header) (*LogWriter, error) {
+// NewLogWriter writes h's header line to w (h must name slots and logging)
+// for a log of ds's queries (nil: documents are named by position). Wrap w
+// in a buffer: every impression is one Write call.
+func NewLogWriter(w io.Writer, h Header, ds *Dataset) (*LogWriter, error) {
 	for _, k := range []string{"slots", "logging"} {
 		if _, ok := h[k]; !ok {
 			return nil, fmt.Errorf("slate log header lacks %s", k)
 		}
 	}
-	if _, err := io.WriteString(w, h.Format(LogMagic)+"\n"); err != nil {
+	if _, err := io.WriteString(w, WithDocIDs(h, ds).Format(LogMagic)+"\n"); err != nil {
 		return nil, err
 	}
-	return &LogWriter{w: w, buf: make([]byte, 0, 128)}, nil
+	return &LogWriter{w: w, ds: ds, buf: make([]byte, 0, 128)}, nil
 }
 
-// Write appends one impression.
-func (lw *LogWriter) Write(qid string, slate []int32, reward float64) error {
+// Write appends one impression: context is the line's first field, written
+// as it is (normally the raw qid of query q), q the dataset's query index
+// and slate the documents' positions in q, named through the dataset.
+func (lw *LogWriter) Write(context string, q int, slate []int32, reward float64) error {
 	if math.IsInf(reward, 0) || math.IsNaN(reward) {
-		return fmt.Errorf("slate log: reward %v of qid %s is not finite", reward, qid)
+		return fmt.Errorf("slate log: reward %v of qid %s is not finite", reward, context)
 	}
-	b := append(lw.buf[:0], qid...)
+	b := append(lw.buf[:0], context...)
 	b = append(b, '\t')
 	for j, d := range slate {
 		if j > 0 {
 			b = append(b, ',')
 		}
-		b = strconv.AppendInt(b, int64(d), 10)
+		if lw.ds == nil {
+			b = strconv.AppendInt(b, int64(d), 10)
+		} else {
+			b = lw.ds.AppendDoc(b, q, d)
+		}
 	}
 	b = append(b, '\t')
 	b = strconv.AppendFloat(b, reward, 'g', -1, 64)

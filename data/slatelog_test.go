@@ -54,15 +54,17 @@ func TestHeaderRoundTrip(t *testing.T) {
 	}
 }
 
-func writeLog(t *testing.T, h Header, rows [][3]any) []byte {
+// writeLog writes a log of ds's queries; rows are (qid, slate, reward).
+func writeLog(t *testing.T, h Header, ds *Dataset, rows [][3]any) []byte {
 	t.Helper()
 	var buf bytes.Buffer
-	lw, err := NewLogWriter(&buf, h)
+	lw, err := NewLogWriter(&buf, h, ds)
 	if err != nil {
 		t.Fatal(err)
 	}
+	qids := qidIndex(ds)
 	for _, r := range rows {
-		if err := lw.Write(r[0].(string), r[1].([]int32), r[2].(float64)); err != nil {
+		if err := lw.Write(r[0].(string), qids[r[0].(string)], r[1].([]int32), r[2].(float64)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -77,7 +79,7 @@ func TestLogRoundTrip(t *testing.T) {
 	for i, r := range rewards {
 		rows = append(rows, [3]any{ds.QIDs[i%2], []int32{int32(i % 2), 1 - int32(i%2)}, r})
 	}
-	text := writeLog(t, Header{"slots": "2", "logging": "uniform", "queries": "3", "docs": "7"}, rows)
+	text := writeLog(t, Header{"slots": "2", "logging": "uniform", "queries": "3", "docs": "7"}, ds, rows)
 	lr, err := NewLogReader(bytes.NewReader(text), "x.log", ds)
 	if err != nil {
 		t.Fatal(err)
@@ -175,11 +177,12 @@ func TestOpenLogGzipAndCRLF(t *testing.T) {
 }
 
 func TestLogWriterRefuses(t *testing.T) {
-	if _, err := NewLogWriter(io.Discard, Header{"slots": "3"}); err == nil {
+	ds := smallDataset()
+	if _, err := NewLogWriter(io.Discard, Header{"slots": "3"}, ds); err == nil {
 		t.Fatal("header without logging accepted")
 	}
-	lw, _ := NewLogWriter(io.Discard, Header{"slots": "3", "logging": "uniform"})
-	if err := lw.Write("q1", []int32{0}, math.Inf(1)); err == nil {
+	lw, _ := NewLogWriter(io.Discard, Header{"slots": "3", "logging": "uniform"}, ds)
+	if err := lw.Write("q1", 0, []int32{0}, math.Inf(1)); err == nil {
 		t.Fatal("infinite reward accepted")
 	}
 }

@@ -22,8 +22,10 @@ import (
 //
 //	qid<TAB>doc<TAB>slot<TAB>target<TAB>weight
 //
-// doc is the 0-based position inside the query's block, slot is 1-based.
-// Rows are sorted by (query order in the dataset, doc, slot). Floats are
+// doc is the 0-based position inside the query's block, or with --doc-ids
+// comment the id of the document's line comment (Dataset.AppendDoc); slot is
+// 1-based. Rows are sorted by (query order in the dataset, doc position,
+// slot). Floats are
 // written in strconv's shortest round-trip form, so reading gives back the
 // exact float64 values.
 type Targets struct {
@@ -40,8 +42,8 @@ type Targets struct {
 func (t *Targets) Len() int { return len(t.Target) }
 
 // ReadTargets reads a targets file (optionally gzip-compressed) and checks
-// it against ds: qids present, doc positions in range, slots within the
-// header's slots, finite targets, finite non-negative weights, no row given
+// it against ds: qids present, docs of their query (Dataset.FindDoc), slots
+// within the header's slots, finite targets, finite non-negative weights, no row given
 // twice. Rows come back sorted by (query, doc, slot) whatever their order in
 // the file. Errors are *ParseError values naming file, line and field.
 func ReadTargets(path string, ds *Dataset) (*Targets, error) {
@@ -86,7 +88,7 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 		lines = append(lines, int32(lr.line))
 	}
 	if !sorted {
-		if err := t.sortRows(name, lines); err != nil {
+		if err := t.sortRows(name, lines, ds); err != nil {
 			return nil, err
 		}
 	}
@@ -173,8 +175,11 @@ func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Datase
 	if !ok {
 		return targetRow{}, fieldErr(1, ErrQID, "qid %q is not in %s", shorten(fields[0]), ds.Source)
 	}
-	doc, ok := parseDoc(bytes.TrimSpace(fields[1]))
-	if !ok || doc >= ds.QuerySize(q) {
+	doc, ok := ds.FindDoc(q, bytes.TrimSpace(fields[1]))
+	if !ok {
+		if ds.HasDocIDs() {
+			return targetRow{}, fieldErr(2, ErrRow, "doc %q is not in qid %s", shorten(bytes.TrimSpace(fields[1])), ds.QIDs[q])
+		}
 		return targetRow{}, fieldErr(2, ErrRow, "doc must be a position 0..%d of qid %s", ds.QuerySize(q)-1, ds.QIDs[q])
 	}
 	slot, ok := parseDoc(bytes.TrimSpace(fields[2]))
@@ -197,7 +202,7 @@ func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Datase
 	if weight > math.MaxFloat32 {
 		return targetRow{}, fieldErr(5, ErrNumber, "weight %g is outside float32's range ±%.4g, which training uses", weight, math.MaxFloat32)
 	}
-	return targetRow{query: int32(q), doc: int32(doc), slot: uint8(slot), target: target, weight: weight}, nil
+	return targetRow{query: int32(q), doc: doc, slot: uint8(slot), target: target, weight: weight}, nil
 }
 
 func rowLess(q1, d1 int32, s1 uint8, q2, d2 int32, s2 uint8) bool {
@@ -211,8 +216,8 @@ func rowLess(q1, d1 int32, s1 uint8, q2, d2 int32, s2 uint8) bool {
 }
 
 // sortRows sorts the rows by (query, doc, slot) and refuses duplicates,
-// naming both lines.
-func (t *Targets) sortRows(name string, lines []int32) error {
+// naming both lines (and the doc as ds names it).
+func (t *Targets) sortRows(name string, lines []int32, ds *Dataset) error {
 	idx := make([]int, t.Len())
 	for i := range idx {
 		idx[i] = i
@@ -225,7 +230,7 @@ func (t *Targets) sortRows(name string, lines []int32) error {
 		i, j := idx[k-1], idx[k]
 		if t.Query[i] == t.Query[j] && t.Doc[i] == t.Doc[j] && t.Slot[i] == t.Slot[j] {
 			return &ParseError{File: name, Line: int(lines[j]),
-				Err: errorf(ErrRow, "row for doc %d, slot %d repeats line %d", t.Doc[j], t.Slot[j], lines[i])}
+				Err: errorf(ErrRow, "row for doc %s, slot %d repeats line %d", ds.DocID(int(t.Query[j]), int(t.Doc[j])), t.Slot[j], lines[i])}
 		}
 	}
 	out := &Targets{Header: t.Header, Slots: t.Slots, Query: make([]int32, len(idx)), Doc: make([]int32, len(idx)),
@@ -246,7 +251,7 @@ func WriteTargets(w io.Writer, t *Targets, ds *Dataset) error {
 	if len(t.Query) != n || len(t.Doc) != n || len(t.Slot) != n || len(t.Weight) != n {
 		return fmt.Errorf("targets: columns of different lengths")
 	}
-	h := Header(t.Header).Clone()
+	h := WithDocIDs(Header(t.Header), ds).Clone()
 	h["slots"] = strconv.Itoa(t.Slots)
 	if _, err := io.WriteString(w, h.Format(TargetsMagic)+"\n"); err != nil {
 		return err
@@ -286,7 +291,7 @@ func appendTargetRows(b []byte, t *Targets, ds *Dataset, lo, hi int) []byte {
 	for i := lo; i < hi; i++ {
 		b = append(b, ds.QIDs[t.Query[i]]...)
 		b = append(b, '\t')
-		b = strconv.AppendInt(b, int64(t.Doc[i]), 10)
+		b = ds.AppendDoc(b, int(t.Query[i]), t.Doc[i])
 		b = append(b, '\t')
 		b = strconv.AppendInt(b, int64(t.Slot[i]), 10)
 		b = append(b, '\t')

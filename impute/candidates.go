@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 
 	"github.com/piopt/piopt/data"
 )
@@ -13,6 +15,11 @@ import (
 // rank order (best first): candidate index i of a query is its document of
 // rank i+1. With a limit M only each query's first M documents are
 // candidates, as in the paper's evaluation experiment.
+//
+// With a policy file the units are contexts instead (NewContextCandidates):
+// a context is a query at some time or impression (`QID@TAG`), with its own
+// candidates in the order its policy lists them; everything indexed by
+// "query q" below is then indexed by context.
 type Candidates struct {
 	ds      *data.Dataset
 	limit   int
@@ -20,6 +27,28 @@ type Candidates struct {
 	docs    []int32 // document positions inside the query
 	labels  []uint8 // labels of the candidates, in candidate order
 	index   []int32 // per dataset document (global): candidate index, or −1
+
+	// Contexts (nil for one unit per dataset query): the dataset query and
+	// name of every context, and per context its candidates' document
+	// positions sorted (byDoc) with their candidate indices (byDocIdx), for
+	// lookups in O(log m).
+	query    []int32
+	names    []string
+	byName   map[string]int
+	byDoc    []int32
+	byDocIdx []int32
+	dists    []*Dist // per context, or nil
+}
+
+// Context is one context of a policy file: a dataset query at some time or
+// impression, with its candidates.
+type Context struct {
+	Name  string  // QID or QID@TAG
+	Query int     // index of the query in the dataset
+	Docs  []int32 // candidate document positions, in the policy's order
+	// Dist, when not nil, is the context's logging distribution: a logged
+	// slate it gives probability 0 is refused (ReadLog).
+	Dist *Dist
 }
 
 // NewCandidates builds the candidates of every query of ds. order is the
@@ -69,6 +98,83 @@ func NewCandidates(ds *data.Dataset, order []int32, limit int) (*Candidates, err
 	return c, nil
 }
 
+// NewContextCandidates builds the candidates of every context. Names must
+// be distinct; a context's documents must be distinct positions of its
+// query.
+func NewContextCandidates(ds *data.Dataset, contexts []Context) (*Candidates, error) {
+	n := len(contexts)
+	c := &Candidates{ds: ds, offsets: make([]int, n+1), query: make([]int32, n), names: make([]string, n),
+		byName: make(map[string]int, n)}
+	for q, x := range contexts {
+		if x.Query < 0 || x.Query >= ds.NumQueries() {
+			return nil, fmt.Errorf("impute: context %q: query %d out of range", x.Name, x.Query)
+		}
+		if _, dup := c.byName[x.Name]; dup {
+			return nil, fmt.Errorf("impute: context %q given twice", x.Name)
+		}
+		c.byName[x.Name] = q
+		c.query[q], c.names[q] = int32(x.Query), x.Name
+		if x.Dist != nil {
+			if c.dists == nil {
+				c.dists = make([]*Dist, n)
+			}
+			c.dists[q] = x.Dist
+		}
+		c.offsets[q+1] = c.offsets[q] + len(x.Docs)
+	}
+	total := c.offsets[n]
+	c.docs, c.labels = make([]int32, total), make([]uint8, total)
+	c.byDoc, c.byDocIdx = make([]int32, total), make([]int32, total)
+	for q, x := range contexts {
+		lo, hi := ds.Query(x.Query)
+		off := c.offsets[q]
+		for i, d := range x.Docs {
+			if d < 0 || int(d) >= hi-lo {
+				return nil, fmt.Errorf("impute: context %q names document %d of %d", x.Name, d, hi-lo)
+			}
+			c.docs[off+i], c.labels[off+i] = d, ds.Labels[lo+int(d)]
+			c.byDocIdx[off+i] = int32(i)
+		}
+		idx := c.byDocIdx[off : off+len(x.Docs)]
+		sort.Slice(idx, func(i, j int) bool { return x.Docs[idx[i]] < x.Docs[idx[j]] })
+		for i, a := range idx {
+			c.byDoc[off+i] = x.Docs[a]
+			if i > 0 && c.byDoc[off+i] == c.byDoc[off+i-1] {
+				return nil, fmt.Errorf("impute: context %q repeats document %d", x.Name, x.Docs[a])
+			}
+		}
+	}
+	return c, nil
+}
+
+// PerContext reports whether the units are a policy file's contexts rather
+// than the dataset's queries.
+func (c *Candidates) PerContext() bool { return c.query != nil }
+
+// Query returns the dataset query of unit q (q itself without contexts).
+func (c *Candidates) Query(q int) int {
+	if c.query == nil {
+		return q
+	}
+	return int(c.query[q])
+}
+
+// Name returns the name of unit q: its context (QID or QID@TAG), or its
+// query's qid.
+func (c *Candidates) Name(q int) string {
+	if c.names == nil {
+		return c.ds.QIDs[q]
+	}
+	return c.names[q]
+}
+
+// Lookup returns the context named name (a byte slice so that the log
+// reader's lookups do not allocate), reporting false when there is none.
+func (c *Candidates) Lookup(name []byte) (int, bool) {
+	q, ok := c.byName[string(name)]
+	return q, ok
+}
+
 // Dataset returns the dataset the candidates belong to.
 func (c *Candidates) Dataset() *data.Dataset { return c.ds }
 
@@ -90,6 +196,14 @@ func (c *Candidates) Docs(q int) []int32 {
 // Index returns the candidate index of document position doc of query q, or
 // −1 when doc is out of range or not a candidate.
 func (c *Candidates) Index(q int, doc int32) int {
+	if c.query != nil {
+		docs := c.byDoc[c.offsets[q]:c.offsets[q+1]]
+		i, ok := slices.BinarySearch(docs, doc)
+		if !ok {
+			return -1
+		}
+		return int(c.byDocIdx[c.offsets[q]+i])
+	}
 	lo, hi := c.ds.Query(q)
 	if doc < 0 || int(doc) >= hi-lo {
 		return -1
@@ -131,15 +245,27 @@ func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int,
 			return err
 		}
 		q := rec.Query
+		unit := "query"
+		if c.query != nil {
+			var ok bool
+			if q, ok = c.Lookup(rec.Context); !ok {
+				return lr.Errorf(1, "context %q is not in the policy file", rec.Context)
+			}
+			unit = "context"
+		}
 		if want := c.Slots(q, slots); len(rec.Slate) != want {
-			return lr.Errorf(2, "%d documents; query %q has %d candidates, so its slates have %d slots",
-				len(rec.Slate), c.ds.QIDs[q], c.Size(q), want)
+			return lr.Errorf(2, "%d documents; %s %q has %d candidates, so its slates have %d slots",
+				len(rec.Slate), unit, c.Name(q), c.Size(q), want)
 		}
 		var ok bool
 		if slate, ok = c.ToIndices(q, rec.Slate, slate); !ok {
 			j := len(slate)
-			return lr.Errorf(2, "slot %d: document %d of query %q is not one of its %d candidates",
-				j+1, rec.Slate[j], c.ds.QIDs[q], c.Size(q))
+			return lr.Errorf(2, "slot %d: document %s of %s %q is not one of its %d candidates",
+				j+1, c.ds.DocID(c.Query(q), int(rec.Slate[j])), unit, c.Name(q), c.Size(q))
+		}
+		if c.dists != nil && c.dists[q] != nil && !c.dists[q].FullSupport() && c.dists[q].Prob(slate) == 0 {
+			return lr.Errorf(2, "the slate has probability 0 under context %q's policy (%s): it cannot have been logged by it",
+				c.Name(q), c.dists[q].Logging())
 		}
 		add(q, slate, rec.Reward)
 		if progress != nil {

@@ -42,14 +42,37 @@ type Dist struct {
 	lg       Logging
 	m, l     int
 	start    []int     // class c holds candidates start[c] .. start[c+1]-1
-	w        []float64 // weight of class c (the p_α component)
-	weighted bool      // the p_α component is not uniform
+	w        []float64 // weight of class c (the p_α or Plackett–Luce component)
+	weighted bool      // the p_α, Plackett–Luce or slates component is not uniform
 	uprob    float64   // μ(s) of every slate under the uniform component
+	// cls is the class of every candidate when classes are not p_α's rank
+	// classes (Plackett–Luce: runs of equal scores; slates: one class per
+	// candidate); nil for p_α and uniform.
+	cls []int32
+	// An explicit slate distribution: slate k is slates[k·ℓ:(k+1)·ℓ] with
+	// probability sprob[k] (cumulative scum), found by index.
+	slates []int32
+	sprob  []float64
+	scum   []float64
+	index  map[string]int
+	scores []float64 // Plackett–Luce: the candidates' scores, as given
 }
 
 // Dist returns the policy's distribution over slates of l distinct
 // candidates out of m (1 ≤ l ≤ m).
+// Plackett–Luce and slate policies need per-context data: use ScoredDist
+// and SlateDist.
 func (lg Logging) Dist(m, l int) (*Dist, error) {
+	switch {
+	case lg.base == basePL && lg.eps < 1:
+		return nil, fmt.Errorf("impute: logging %s draws by scores: it needs each context's scores", lg)
+	case lg.base == baseSlates && lg.eps < 1:
+		return nil, fmt.Errorf("impute: logging %s needs each context's slates", lg)
+	}
+	return lg.newDist(m, l)
+}
+
+func (lg Logging) newDist(m, l int) (*Dist, error) {
 	if m < 1 || l < 1 || l > m {
 		return nil, fmt.Errorf("impute: slates of %d slots from %d candidates: need 1 ≤ slots ≤ candidates", l, m)
 	}
@@ -57,7 +80,7 @@ func (lg Logging) Dist(m, l int) (*Dist, error) {
 	for j := 0; j < l; j++ {
 		d.uprob /= float64(m - j)
 	}
-	if lg.NeedsRanks() && m > 1 {
+	if lg.base == basePA && lg.NeedsRanks() && m > 1 {
 		nc := bits.Len(uint(m)) // ⌊log2 m⌋ + 1
 		d.start = make([]int, nc+1)
 		d.w = make([]float64, nc)
@@ -97,8 +120,11 @@ func (d *Dist) ClassSizes() []int {
 
 // class returns the weight class of candidate a.
 func (d *Dist) class(a int32) int {
-	if !d.weighted {
+	switch {
+	case !d.weighted:
 		return 0
+	case d.cls != nil:
+		return int(d.cls[a])
 	}
 	return bits.Len32(uint32(a)+1) - 1
 }
@@ -124,6 +150,10 @@ func (d *Dist) Sample(src *rand.PCG, s []int32) {
 	}
 	if !d.weighted || (d.lg.eps > 0 && float01(src) < d.lg.eps) {
 		d.sampleUniform(src, s)
+		return
+	}
+	if d.sprob != nil {
+		d.sampleSlate(src, s)
 		return
 	}
 	d.sampleWeighted(src, s)
@@ -163,7 +193,12 @@ func (d *Dist) sampleWeighted(rng *rand.PCG, s []int32) {
 		sorted = make([]int32, 0, d.l)
 	}
 	nc := len(d.w)
-	rem := remBuf[:nc]
+	var rem []int32
+	if nc <= len(remBuf) {
+		rem = remBuf[:nc]
+	} else {
+		rem = make([]int32, nc)
+	}
 	for c := range rem {
 		rem[c] = int32(d.start[c+1] - d.start[c])
 	}
@@ -223,8 +258,16 @@ func (d *Dist) Prob(s []int32) float64 {
 	if !d.weighted {
 		return d.uprob
 	}
+	if d.sprob != nil {
+		return (1-d.lg.eps)*d.slateProb(s) + d.lg.eps*d.uprob
+	}
 	var remBuf [64]int
-	rem := remBuf[:len(d.w)]
+	var rem []int
+	if len(d.w) <= len(remBuf) {
+		rem = remBuf[:len(d.w)]
+	} else {
+		rem = make([]int, len(d.w))
+	}
 	for c := range rem {
 		rem[c] = d.start[c+1] - d.start[c]
 	}

@@ -101,10 +101,22 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 	if !d.weighted {
 		mo = uniformMoments(sizes, d.l)
 	} else {
-		wm, ok := weightedMoments(sizes, d.w, d.l, opt.MaxStates)
-		if !ok {
-			rng := rand.NewPCG(opt.Seed, uint64(d.m)<<32|uint64(d.l))
-			wm = sampledMoments(d, opt.MCSamples, rng)
+		var wm *moments
+		switch {
+		case d.sprob != nil:
+			wm = slateMoments(d)
+		case d.lg.base == basePL:
+			var err error
+			if wm, err = plMomentsWIP(d, opt); err != nil {
+				return nil, err
+			}
+		default:
+			var ok bool
+			wm, ok = weightedMoments(sizes, d.w, d.l, opt.MaxStates)
+			if !ok {
+				rng := rand.NewPCG(opt.Seed, uint64(d.m)<<32|uint64(d.l))
+				wm = sampledMoments(d, opt.MCSamples, rng)
+			}
 		}
 		mo = wm
 		if eps := d.lg.eps; eps > 0 {
@@ -503,14 +515,20 @@ func Indicator(dst []float64, m int, s []int32) []float64 {
 	return dst
 }
 
-// GammaCache computes Γ once per query shape (m candidates, ℓ slots) of one
-// logging policy: Γ depends on the query only through its shape. It is safe
-// for concurrent use; concurrent requests for one shape compute it once.
+// GammaCache computes Γ once per distinct logging distribution: for one
+// named policy (uniform, pa) Γ depends on a query only through its shape
+// (m candidates, ℓ slots); for per-context policies (a policy file, or
+// Plackett–Luce on a rank source's scores) once per distinct content
+// (Dist.Key), so a million contexts sharing a few policies cost a few
+// pseudoinverses. It is safe for concurrent use; concurrent requests for
+// one entry compute it once.
 type GammaCache struct {
-	lg  Logging
-	opt GammaOptions
-	mu  sync.Mutex
-	byK map[[2]int]*gammaEntry
+	lg    Logging
+	opt   GammaOptions
+	dists []*Dist // per context, or nil: one policy for every query
+	mu    sync.Mutex
+	byK   map[[2]int]*gammaEntry
+	byKey map[string]*gammaEntry
 }
 
 type gammaEntry struct {
@@ -522,13 +540,45 @@ type gammaEntry struct {
 
 // NewGammaCache returns an empty cache for lg.
 func NewGammaCache(lg Logging, opt GammaOptions) *GammaCache {
-	return &GammaCache{lg: lg, opt: opt, byK: make(map[[2]int]*gammaEntry)}
+	return &GammaCache{lg: lg, opt: opt, byK: make(map[[2]int]*gammaEntry), byKey: make(map[string]*gammaEntry)}
 }
 
-// Logging returns the cache's policy.
+// NewContextGammas returns an empty cache for per-context distributions:
+// context q draws its slates from dists[q].
+func NewContextGammas(dists []*Dist, opt GammaOptions) *GammaCache {
+	gc := NewGammaCache(Logging{}, opt)
+	gc.dists = dists
+	return gc
+}
+
+// Logging returns the cache's policy (uniform for per-context caches).
 func (gc *GammaCache) Logging() Logging { return gc.lg }
 
-// Get returns Γ for m candidates and l ≤ m slots.
+// PerContext reports whether every context has its own distribution.
+func (gc *GammaCache) PerContext() bool { return gc.dists != nil }
+
+// Dist returns context q's distribution of a per-context cache, nil
+// otherwise.
+func (gc *GammaCache) Dist(q int) *Dist {
+	if gc.dists == nil {
+		return nil
+	}
+	return gc.dists[q]
+}
+
+// Query returns Γ of context q, which has m candidates and l slots.
+func (gc *GammaCache) Query(q, m, l int) (*Gamma, error) {
+	if gc.dists == nil {
+		return gc.Get(m, l)
+	}
+	d := gc.dists[q]
+	if d.m != m || d.l != l {
+		return nil, fmt.Errorf("impute: context %d has a policy over %d slots of %d candidates, not %d of %d", q, d.l, d.m, l, m)
+	}
+	return gc.ForDist(d)
+}
+
+// Get returns Γ for m candidates and l ≤ m slots of the cache's policy.
 func (gc *GammaCache) Get(m, l int) (*Gamma, error) {
 	key := [2]int{m, l}
 	gc.mu.Lock()
@@ -538,37 +588,67 @@ func (gc *GammaCache) Get(m, l int) (*Gamma, error) {
 		gc.byK[key] = e
 	}
 	gc.mu.Unlock()
+	gc.compute(e, func() (*Dist, error) { return gc.lg.Dist(m, l) })
+	return e.g, e.err
+}
+
+// ForDist returns Γ of the distribution d, shared by every distribution of
+// equal content.
+func (gc *GammaCache) ForDist(d *Dist) (*Gamma, error) {
+	key := d.Key()
+	gc.mu.Lock()
+	e := gc.byKey[key]
+	if e == nil {
+		e = &gammaEntry{}
+		gc.byKey[key] = e
+	}
+	gc.mu.Unlock()
+	gc.compute(e, func() (*Dist, error) { return d, nil })
+	return e.g, e.err
+}
+
+func (gc *GammaCache) compute(e *gammaEntry, dist func() (*Dist, error)) {
 	e.once.Do(func() {
 		defer func() {
 			gc.mu.Lock()
 			e.ready = true
 			gc.mu.Unlock()
 		}()
-		d, err := gc.lg.Dist(m, l)
+		d, err := dist()
 		if err != nil {
 			e.err = err
 			return
 		}
 		e.g, e.err = NewGamma(d, gc.opt)
 	})
-	return e.g, e.err
 }
 
-// All returns every Γ computed so far, ordered by (m, ℓ), for diagnostics.
+// All returns every Γ computed so far, ordered by (m, ℓ) and then by
+// content, for diagnostics.
 func (gc *GammaCache) All() []*Gamma {
 	gc.mu.Lock()
 	defer gc.mu.Unlock()
 	var out []*Gamma
+	keys := map[*Gamma]string{}
 	for _, e := range gc.byK {
 		if e.ready && e.g != nil {
 			out = append(out, e.g)
+		}
+	}
+	for k, e := range gc.byKey {
+		if e.ready && e.g != nil {
+			out = append(out, e.g)
+			keys[e.g] = k
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].m != out[j].m {
 			return out[i].m < out[j].m
 		}
-		return out[i].l < out[j].l
+		if out[i].l != out[j].l {
+			return out[i].l < out[j].l
+		}
+		return keys[out[i]] < keys[out[j]]
 	})
 	return out
 }

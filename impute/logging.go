@@ -12,6 +12,8 @@ type baseKind uint8
 const (
 	baseUniform baseKind = iota
 	basePA
+	basePL     // Plackett–Luce on per-candidate scores
+	baseSlates // an explicit distribution over slates
 )
 
 // MaxAlpha bounds p_α's exponent so that every weight 2^(−α·⌊log2 rank⌋)
@@ -27,11 +29,17 @@ const MaxAlpha = 32
 //	uniform        every ordered slate without repetition equally likely
 //	pa:ALPHA       slot by slot without replacement, candidate of rank r
 //	               drawn with weight 2^(−ALPHA·⌊log2 r⌋) (rank 1 = best)
-//	eps:E,POLICY   (1−E)·POLICY + E·uniform over slates, POLICY being
-//	               uniform or pa:ALPHA
+//	pl:TAU         Plackett–Luce on the candidates' scores: slot by slot
+//	               without replacement, candidate a drawn with weight
+//	               exp(s_a/TAU); the scores come with each context
+//	               (ScoredDist)
+//	slates         an explicit distribution over slates, given with each
+//	               context (SlateDist)
+//	eps:E,POLICY   (1−E)·POLICY + E·uniform over slates, POLICY being any
+//	               of the above but a mixture
 type Logging struct {
 	base  baseKind
-	alpha float64 // p_α exponent (basePA only)
+	alpha float64 // p_α exponent (basePA) or Plackett–Luce temperature τ (basePL)
 	eps   float64 // probability of the uniform component, in [0, 1]
 }
 
@@ -47,6 +55,18 @@ func PA(alpha float64) (Logging, error) {
 	}
 	return Logging{base: basePA, alpha: alpha}, nil
 }
+
+// PL returns Plackett–Luce sampling at temperature τ > 0 (finite): a
+// candidate of score s is drawn with weight exp(s/τ).
+func PL(tau float64) (Logging, error) {
+	if !(tau > 0 && !math.IsInf(tau, 1)) {
+		return Logging{}, fmt.Errorf("logging pl:%v: τ must be a positive finite number", tau)
+	}
+	return Logging{base: basePL, alpha: tau}, nil
+}
+
+// Slates returns the policy of an explicit distribution over slates.
+func Slates() Logging { return Logging{base: baseSlates} }
 
 // Mix returns (1−eps)·base + eps·uniform. base must not itself be a mixture.
 func Mix(eps float64, base Logging) (Logging, error) {
@@ -92,15 +112,30 @@ func parseBase(spec string) (Logging, error) {
 		}
 		return PA(alpha)
 	}
-	return Logging{}, fmt.Errorf("logging %q: want uniform, pa:ALPHA or eps:E,POLICY", spec)
+	if t, ok := strings.CutPrefix(spec, "pl:"); ok {
+		tau, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			return Logging{}, fmt.Errorf("logging %q: TAU: %w", spec, err)
+		}
+		return PL(tau)
+	}
+	if spec == "slates" {
+		return Slates(), nil
+	}
+	return Logging{}, fmt.Errorf("logging %q: want uniform, pa:ALPHA, pl:TAU, slates or eps:E,POLICY", spec)
 }
 
 // String returns the canonical spelling, which ParseLogging reads back to an
 // equal value.
 func (lg Logging) String() string {
 	b := "uniform"
-	if lg.base == basePA {
+	switch lg.base {
+	case basePA:
 		b = "pa:" + strconv.FormatFloat(lg.alpha, 'g', -1, 64)
+	case basePL:
+		b = "pl:" + strconv.FormatFloat(lg.alpha, 'g', -1, 64)
+	case baseSlates:
+		b = "slates"
 	}
 	if lg.eps == 0 {
 		return b
@@ -108,16 +143,41 @@ func (lg Logging) String() string {
 	return "eps:" + strconv.FormatFloat(lg.eps, 'g', -1, 64) + "," + b
 }
 
-// NeedsRanks reports whether the policy depends on the candidates' ranks,
-// i.e. whether it needs a rank source.
-func (lg Logging) NeedsRanks() bool { return lg.base == basePA && lg.eps < 1 && lg.alpha != 0 }
+// NeedsRanks reports whether the policy depends on the candidates' ranks
+// (pa) or scores (pl), i.e. whether it needs a rank source.
+func (lg Logging) NeedsRanks() bool {
+	return lg.eps < 1 && (lg.base == basePA && lg.alpha != 0 || lg.base == basePL)
+}
+
+// NeedsScores reports whether the policy draws by the candidates' scores
+// (pl): its distributions come from ScoredDist.
+func (lg Logging) NeedsScores() bool { return lg.base == basePL }
+
+// NeedsSlates reports whether the policy is an explicit slate distribution:
+// its distributions come from SlateDist.
+func (lg Logging) NeedsSlates() bool { return lg.base == baseSlates }
 
 // IsUniform reports whether the policy is the uniform distribution over
 // slates (uniform itself, p_0, or a mixture of those).
-func (lg Logging) IsUniform() bool { return !lg.NeedsRanks() }
+func (lg Logging) IsUniform() bool {
+	return lg.eps == 1 || lg.base == baseUniform || lg.base == basePA && lg.alpha == 0
+}
 
 // Alpha returns p_α's exponent (0 for the uniform base policy).
-func (lg Logging) Alpha() float64 { return lg.alpha }
+func (lg Logging) Alpha() float64 {
+	if lg.base != basePA {
+		return 0
+	}
+	return lg.alpha
+}
+
+// Tau returns Plackett–Luce's temperature τ (0 for other policies).
+func (lg Logging) Tau() float64 {
+	if lg.base != basePL {
+		return 0
+	}
+	return lg.alpha
+}
 
 // Eps returns the weight of the uniform component (0 when not a mixture).
 func (lg Logging) Eps() float64 { return lg.eps }

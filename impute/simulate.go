@@ -34,6 +34,10 @@ type Simulation struct {
 	Slots      int
 	Reward     Rewarder
 	Seed       uint64
+	// Policies, when per-context (GammaCache.PerContext: Plackett–Luce on
+	// a rank source's scores), gives every query its own distribution
+	// instead of Logging's per shape.
+	Policies *GammaCache
 }
 
 func (s *Simulation) check() error {
@@ -71,8 +75,14 @@ func (s *Simulation) Stream(q int) *rand.PCG {
 // dists returns the slate distribution of every query (shared per shape).
 func (s *Simulation) dists() ([]*Dist, error) {
 	c := s.Candidates
-	byShape := map[[2]int]*Dist{}
 	out := make([]*Dist, c.NumQueries())
+	if s.Policies != nil && s.Policies.PerContext() {
+		for q := range out {
+			out[q] = s.Policies.Dist(q)
+		}
+		return out, nil
+	}
+	byShape := map[[2]int]*Dist{}
 	for q := range out {
 		m, l := c.Size(q), c.Slots(q, s.Slots)
 		d := byShape[[2]int{m, l}]

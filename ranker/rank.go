@@ -166,9 +166,10 @@ func (m *Model) DocScores(ctx context.Context, ds *data.Dataset, opt ScoreOption
 }
 
 // WriteRun writes r in TREC run format, one line per slate entry:
-// `qid Q0 docid rank score tag`, with docid the 0-based document position
-// inside its query, rank the 1-based slot, and score the model score behind
-// the entry.
+// `qid Q0 docid rank score tag`, with docid the document as ds names it
+// (data.Dataset.AppendDoc: its 0-based position inside its query, or the id
+// of its line's comment with --doc-ids comment), rank the 1-based slot, and
+// score the model score behind the entry.
 func WriteRun(w io.Writer, ds *data.Dataset, r *Ranking, tag string) error {
 	var line []byte
 	for q := range ds.NumQueries() {
@@ -176,7 +177,7 @@ func WriteRun(w io.Writer, ds *data.Dataset, r *Ranking, tag string) error {
 		for j, a := range r.Slate(q) {
 			line = append(line[:0], ds.QIDs[q]...)
 			line = append(line, " Q0 "...)
-			line = strconv.AppendInt(line, int64(a), 10)
+			line = ds.AppendDoc(line, q, a)
 			line = append(line, ' ')
 			line = strconv.AppendInt(line, int64(j+1), 10)
 			line = append(line, ' ')

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/piopt/piopt/data"
 )
 
 func TestRankPairScores(t *testing.T) {
@@ -89,5 +91,30 @@ func TestWriteRun(t *testing.T) {
 	}
 	if strings.Count(b.String(), "\n") != len(r.Docs) {
 		t.Error("one line per slate entry")
+	}
+}
+
+// With --doc-ids comment a run names each document by its comment id.
+func TestWriteRunDocIDs(t *testing.T) {
+	text := "2 qid:100 1:1 #docid = GX-a inc = 1\n0 qid:100 1:2 #docid = GX-b\n1 qid:100 1:3 # GX-c\n0 qid:101 1:4 #only\n"
+	for _, tc := range []struct {
+		mode data.DocIDs
+		want string
+	}{
+		{data.DocPosition, "100 Q0 2 1 1.5 piopt\n100 Q0 0 2 -0.25 piopt\n101 Q0 0 1 3 piopt\n"},
+		{data.DocComment, "100 Q0 GX-c 1 1.5 piopt\n100 Q0 GX-a 2 -0.25 piopt\n101 Q0 only 1 3 piopt\n"},
+	} {
+		ds, err := data.Read(strings.NewReader(text), "run.txt", data.ReadOptions{NoCache: true, DocIDs: tc.mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &Ranking{Slots: 2, Offsets: []int{0, 2, 3}, Docs: []int32{2, 0, 0}, Scores: []float64{1.5, -0.25, 3}}
+		var b bytes.Buffer
+		if err := WriteRun(&b, ds, r, "piopt"); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%v: got\n%s\nwant\n%s", tc.mode, b.String(), tc.want)
+		}
 	}
 }

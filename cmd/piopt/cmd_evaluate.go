@@ -17,6 +17,7 @@ func evaluateCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log's queries and documents refer to"},
 		&cli.StringFlag{Name: "logs", Required: true, Usage: "slate log `FILE` (piopt-log v1; gzip allowed)"},
+		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
 		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "the log's header"},
 		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that drew the log (default: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default: the log's header)"},
@@ -89,7 +90,13 @@ func runEvaluate(c *cli.Context) error {
 	opt.Regressors = opeRegressors(c, c.Int("threads"))
 	res, err := plan.EvaluateLog(c.Context, lr, offpolicy.LogEvaluation{
 		Options: opt, DMShare: c.Float64("dm-train"), NonAdditive: haveMetric && metric.Kind == eval.KindERR,
-		Open: func() (*data.LogReader, error) { return data.OpenLog(logPath, ds) },
+		Open: func() (*data.LogReader, error) {
+			lr, err := data.OpenLog(logPath, ds)
+			if err == nil && ls.Policy != nil {
+				lr.SetContexts()
+			}
+			return lr, err
+		},
 		Pass: func() (func(int64), func()) {
 			bar := progress.New(os.Stderr, "evaluate", 0, "impressions")
 			return bar.Add, bar.Done
@@ -103,6 +110,9 @@ func runEvaluate(c *cli.Context) error {
 		Slots: ls.Slots, Logging: ls.Logging.String(), RankBy: ls.RankBy, Candidates: ls.Limit, Target: target.Name(),
 		Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
 		TrueValue: offpolicy.Float(res.TrueValue), Command: commandLine()}
+	if ls.Policy != nil {
+		info.Policy, info.Logging, info.Queries = ls.Policy.Name, "", plan.Candidates.NumQueries()
+	}
 	if haveMetric {
 		info.Metric = metric.Name()
 		cj := ranker.NewConventionsJSON(metric.Conventions)
@@ -155,7 +165,7 @@ func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method rank
 	if err != nil {
 		return nil, nil, err
 	}
-	cands, target, err := opePolicies(c, ds, ls, method, popt)
+	cands, gammas, target, err := opePolicies(c, ds, ls, method, popt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -163,6 +173,6 @@ func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method rank
 	if haveMetric {
 		scored = &metric
 	}
-	plan, err := opePrepare(c, ls, cands, target, scored)
+	plan, err := opePrepare(c, ls, cands, gammas, target, scored)
 	return plan, target, err
 }

@@ -90,13 +90,13 @@ func runEvaluateSweep(c *cli.Context) error {
 	}
 	tLoad := time.Since(t0)
 	t0 = time.Now()
-	cands, target, err := opePolicies(c, ds, ls, method, popt)
+	cands, gammas, target, err := opePolicies(c, ds, ls, method, popt)
 	if err != nil {
 		return err
 	}
 	tPolicies := time.Since(t0)
 	t0 = time.Now()
-	plan, err := opePrepare(c, ls, cands, target, &metric)
+	plan, err := opePrepare(c, ls, cands, gammas, target, &metric)
 	if err != nil {
 		return err
 	}

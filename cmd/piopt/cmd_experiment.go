@@ -130,6 +130,10 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 	if err != nil {
 		return experiment.Config{}, err
 	}
+	read, err := readOptions(c)
+	if err != nil {
+		return experiment.Config{}, err
+	}
 	cfg := experiment.Config{
 		Folds:         folds,
 		Out:           c.String("out"),
@@ -139,7 +143,7 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 		Seed:          c.Uint64("seed"),
 		PerSample:     c.Bool("per-sample"),
 		LambdaMART:    c.Bool("lambdamart"),
-		Read:          readOptions(c),
+		Read:          read,
 		RandomSamples: c.Int("random-samples"),
 		Progress:      os.Stderr,
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/piopt/piopt/data"
@@ -15,7 +16,8 @@ import (
 func imputeCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log was made on"},
-		&cli.StringFlag{Name: "logs", Usage: "slate log `FILE` to read (as written by simulate)"},
+		&cli.StringFlag{Name: "logs", Usage: "slate log `FILE` to read (written by simulate or by your own logger)"},
+		&cli.StringFlag{Name: "policy", Usage: "with --logs: policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
 		&cli.Int64Flag{Name: "simulate", Usage: "instead of --logs, simulate `N` impressions in memory (same result as simulate + impute --logs with the same seed)"},
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "with --simulate: reward `METRIC`, ndcg or err at k = L"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --simulate: random `SEED`"},
@@ -70,13 +72,13 @@ func runImpute(c *cli.Context) error {
 	}
 	var (
 		st     *impute.Stats
-		setup  policy.Setup
+		gammas *impute.GammaCache
 		header data.Header
 	)
 	if logs != "" {
-		st, setup, header, err = imputeStatsFromLog(c, ds, logs)
+		st, gammas, header, err = imputeStatsFromLog(c, ds, logs)
 	} else {
-		st, setup, header, err = imputeStatsSimulated(c, ds, simN)
+		st, gammas, header, err = imputeStatsSimulated(c, ds, simN)
 	}
 	if err != nil {
 		return err
@@ -85,7 +87,6 @@ func runImpute(c *cli.Context) error {
 	header["samples"] = strconv.FormatInt(st.Samples(), 10)
 	header["per-sample"] = strconv.FormatBool(perSample)
 
-	gammas := impute.NewGammaCache(setup.Logging, impute.GammaOptions{})
 	tg, err := impute.ComputeTargets(c.Context, st, gammas, impute.TargetOptions{PerSample: perSample, Header: header})
 	if err != nil {
 		return err
@@ -94,8 +95,13 @@ func runImpute(c *cli.Context) error {
 	if err := data.SaveTargets(out, tg, ds); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "impute: %d impressions, %d of %d queries logged, %d target rows → %s\n",
-		st.Samples(), st.LoggedQueries(), ds.NumQueries(), tg.Len(), out)
+	if st.Candidates().PerContext() {
+		fmt.Fprintf(os.Stderr, "impute: %d impressions, %d of %d contexts logged, %d target rows → %s\n",
+			st.Samples(), st.LoggedQueries(), st.Candidates().NumQueries(), tg.Len(), out)
+	} else {
+		fmt.Fprintf(os.Stderr, "impute: %d impressions, %d of %d queries logged, %d target rows → %s\n",
+			st.Samples(), st.LoggedQueries(), ds.NumQueries(), tg.Len(), out)
+	}
 	reportGammas(gammas)
 	return nil
 }
@@ -118,62 +124,75 @@ func reportGammas(gc *impute.GammaCache) {
 		}
 	}
 	sp := worst.Spectrum()
-	fmt.Fprintf(os.Stderr, "impute: Γ (%s) over %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, eigenvalues %.3g..%.3g\n",
-		gc.Logging(), len(all), worst.M(), worst.L(), sp.Rank, sp.MinKept, sp.Max)
+	if gc.PerContext() {
+		fmt.Fprintf(os.Stderr, "impute: Γ of %d distinct context policies; worst conditioned m=%d ℓ=%d (%s): rank %d, eigenvalues %.3g..%.3g\n",
+			len(all), worst.M(), worst.L(), worst.Dist().Logging(), sp.Rank, sp.MinKept, sp.Max)
+	} else {
+		fmt.Fprintf(os.Stderr, "impute: Γ (%s) over %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, eigenvalues %.3g..%.3g\n",
+			gc.Logging(), len(all), worst.M(), worst.L(), sp.Rank, sp.MinKept, sp.Max)
+	}
 	if mc > 0 {
 		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", mc, se)
 	}
 }
 
-// imputeStatsFromLog reads a slate log into per-query statistics, checking
-// its header against the flags (which default to the header's values).
-func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, policy.Setup, data.Header, error) {
+// imputeStatsFromLog reads a slate log into per-query (or per-context)
+// statistics, checking its header against the flags (which default to the
+// header's values), and returns them with the logging policy's Γ cache.
+func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, *impute.GammaCache, data.Header, error) {
 	lr, err := data.OpenLog(path, ds)
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
 	defer lr.Close()
 	setup, _, err := policy.ReadSetup(lr, setupFlags(c))
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
-	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
+	cands, gammas, err := setup.Policies(c.Context, ds, policy.Options{}, impute.GammaOptions{})
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
 	st, err := impute.NewStats(cands, setup.Slots)
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
 	bar := progress.New(os.Stderr, "impute", 0, "impressions")
 	err = st.AddLog(c.Context, lr, bar.Add)
 	bar.Done()
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
-	return st, setup, lr.Header().Clone(), nil
+	h := lr.Header().Clone()
+	if setup.Policy != nil {
+		h["policy"] = filepath.Base(setup.Policy.Name)
+	}
+	return st, gammas, h, nil
 }
 
 // imputeStatsSimulated simulates n impressions straight into statistics.
-func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, policy.Setup, data.Header, error) {
+func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, *impute.GammaCache, data.Header, error) {
 	for _, f := range []string{"slots", "logging"} {
 		if !c.IsSet(f) {
-			return nil, policy.Setup{}, nil, fmt.Errorf("--simulate needs --%s", f)
+			return nil, nil, nil, fmt.Errorf("--simulate needs --%s", f)
 		}
+	}
+	if c.IsSet("policy") {
+		return nil, nil, nil, fmt.Errorf("--policy reads a log's policy file: give it with --logs, not --simulate")
 	}
 	setup, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
-	sim, metric, err := newSimulation(c, ds, setup)
+	sim, gammas, metric, err := newSimulation(c, ds, setup)
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
 	bar := progress.New(os.Stderr, "impute --simulate", n, "samples")
 	st, err := sim.Stats(c.Context, n, 0, bar.Add)
 	bar.Done()
 	if err != nil {
-		return nil, policy.Setup{}, nil, err
+		return nil, nil, nil, err
 	}
-	return st, setup, setup.Header(c.String("data"), ds, metric, n, sim.Seed), nil
+	return st, gammas, setup.Header(c.String("data"), ds, metric, n, sim.Seed), nil
 }

@@ -18,8 +18,8 @@ func predictCommand() *cli.Command {
 		Usage:     "score a dataset with a piopt model (pure Go, no XGBoost needed)",
 		ArgsUsage: " ",
 		Description: `Writes one line per scored row: qid<TAB>doc<TAB>slot<TAB>score, with doc the
-0-based position inside the query. A PI-OPT model scores every (doc, slot) pair,
-slots 1..min(ℓ, m) of a query of m docs; a SUP or LambdaMART model scores each
+0-based position inside the query (its comment id with --doc-ids comment). A
+PI-OPT model scores every (doc, slot) pair, slots 1..min(ℓ, m) of a query of m docs; a SUP or LambdaMART model scores each
 doc once, with slot 0. Scores equal XGBoost's own predictions up to float32
 rounding (XGBoost sums trees in float32, piopt in float64).`,
 		Flags: append([]cli.Flag{
@@ -37,7 +37,11 @@ rounding (XGBoost sums trees in float32, piopt in float64).`,
 // is the explicit way to pad a file whose highest feature indices are
 // absent.
 func loadForModel(c *cli.Context, m *ranker.Model) (*data.Dataset, error) {
-	ds, err := data.LoadContext(c.Context, c.String("data"), readOptions(c))
+	opt, err := readOptions(c)
+	if err != nil {
+		return nil, err
+	}
+	ds, err := data.LoadContext(c.Context, c.String("data"), opt)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +87,7 @@ func writeScores(w io.Writer, ds *data.Dataset, sc *ranker.Scores) error {
 				}
 				line = append(line[:0], ds.QIDs[q]...)
 				line = append(line, '\t')
-				line = strconv.AppendInt(line, int64(d-lo), 10)
+				line = ds.AppendDoc(line, q, int32(d-lo))
 				line = append(line, '\t')
 				line = strconv.AppendInt(line, int64(slot), 10)
 				line = append(line, '\t')

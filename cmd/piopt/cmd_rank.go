@@ -26,8 +26,9 @@ slates (exact expectation for NDCG, Monte Carlo with standard error for ERR), wi
 the metric conventions.
 
 --out writes the model's slates as a TREC run: qid Q0 docid rank score piopt, docid
-the 0-based doc position in its query, rank the slot 1..min(L, m), score the
-model's score of that (doc, slot) pair (of the doc for a SUP model).
+the 0-based doc position in its query (its comment id with --doc-ids comment),
+rank the slot 1..min(L, m), score the model's score of that (doc, slot) pair (of
+the doc for a SUP model).
 --json writes the summary; --per-query writes one line per query with every
 metric of every policy (header: qid docs ndcg@3:pi-opt ...).`,
 		Flags: append(append([]cli.Flag{

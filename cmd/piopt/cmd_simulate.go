@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/atomicfile"
@@ -18,7 +20,8 @@ func simulateCommand() *cli.Command {
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards"},
 		&cli.IntFlag{Name: "slots", Required: true, Usage: "slate length `L` (the metric's cut-off)"},
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "reward `METRIC` of a slate: ndcg or err, at k = L"},
-		&cli.StringFlag{Name: "logging", Required: true, Usage: "logging policy `SPEC`: uniform, pa:ALPHA (needs --rank-by) or eps:E,POLICY"},
+		&cli.StringFlag{Name: "logging", Required: true, Usage: "logging policy `SPEC`: uniform, pa:ALPHA or pl:TAU (both need --rank-by: its rank order, or for pl its scores) or eps:E,POLICY"},
+		&cli.StringFlag{Name: "policy-out", Usage: "also write the policy `FILE` of what was logged (one context per query), which impute and evaluate read with --policy"},
 		&cli.Int64Flag{Name: "samples", Required: true, Usage: "number `N` of logged impressions"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`; the same seed gives the same bytes"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "slate log `FILE` to write"},
@@ -73,17 +76,17 @@ func checkMetricFlag(c *cli.Context) error {
 // newSimulation sets up the simulation of setup's logging policy on ds
 // (simulate, impute --simulate): the candidates, the reward metric and
 // --seed.
-func newSimulation(c *cli.Context, ds *data.Dataset, setup policy.Setup) (*impute.Simulation, eval.Metric, error) {
-	cands, err := setup.Candidates(c.Context, ds, policy.Options{})
+func newSimulation(c *cli.Context, ds *data.Dataset, setup policy.Setup) (*impute.Simulation, *impute.GammaCache, eval.Metric, error) {
+	cands, gammas, err := setup.Policies(c.Context, ds, policy.Options{}, impute.GammaOptions{})
 	if err != nil {
-		return nil, eval.Metric{}, err
+		return nil, nil, eval.Metric{}, err
 	}
 	metric, err := simulationMetric(c, ds, setup.Slots)
 	if err != nil {
-		return nil, eval.Metric{}, err
+		return nil, nil, eval.Metric{}, err
 	}
 	return &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: c.Uint64("seed"),
-		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets())}, metric, nil
+		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets()), Policies: gammas}, gammas, metric, nil
 }
 
 func runSimulate(c *cli.Context) error {
@@ -102,19 +105,29 @@ func runSimulate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sim, metric, err := newSimulation(c, ds, setup)
+	sim, gammas, metric, err := newSimulation(c, ds, setup)
 	if err != nil {
 		return err
 	}
 	cands := sim.Candidates
 
 	out := c.String("out")
+	header := setup.Header(c.String("data"), ds, metric, n, sim.Seed)
+	if po := c.String("policy-out"); po != "" {
+		header["policy"] = filepath.Base(po)
+		err := writeAtomic(po, func(w io.Writer) error {
+			return data.WritePolicy(w, data.Header{}, slots, setup.PolicyEntries(cands, gammas), ds)
+		})
+		if err != nil {
+			return err
+		}
+	}
 	f, err := atomicfile.Create(out)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	lw, err := data.NewLogWriter(f, setup.Header(c.String("data"), ds, metric, n, sim.Seed))
+	lw, err := data.NewLogWriter(f, header, ds)
 	if err != nil {
 		return err
 	}
@@ -131,7 +144,7 @@ func runSimulate(c *cli.Context) error {
 		if done++; done&1023 == 0 {
 			bar.Add(1024)
 		}
-		return lw.Write(ds.QIDs[q], d, r)
+		return lw.Write(ds.QIDs[q], q, d, r)
 	})
 	bar.Done()
 	if err != nil {

@@ -23,11 +23,17 @@ func dataFlags() []cli.Flag {
 		&cli.StringFlag{Name: "query-file", Usage: "LightGBM-style group sizes `FILE` for a data file without qid:", DefaultText: "DATA.query if present"},
 		&cli.BoolFlag{Name: "no-cache", Usage: "do not read or write the binary cache of parsed files"},
 		&cli.StringFlag{Name: "cache-dir", Usage: "`DIR` of the binary cache", DefaultText: "the user cache folder", EnvVars: []string{"PIOPT_CACHE"}},
+		&cli.StringFlag{Name: "doc-ids", Value: "position", Usage: "how logs, targets, policy files and runs name a document: `MODE` position (0-based position in its query's block) or comment (the id in the LETOR line's comment: #docid = ID, # ID, or the first word after #)"},
 	}
 }
 
-// readOptions builds data.ReadOptions from dataFlags.
-func readOptions(c *cli.Context) data.ReadOptions {
+// readOptions builds data.ReadOptions from dataFlags. A bad --doc-ids is
+// an error (checkBeforeWork reports it before any work).
+func readOptions(c *cli.Context) (data.ReadOptions, error) {
+	ids, err := docIDsFlag(c)
+	if err != nil {
+		return data.ReadOptions{}, err
+	}
 	return data.ReadOptions{
 		Features:    c.Int("features"),
 		MaxLabel:    c.Int("max-label"),
@@ -35,7 +41,22 @@ func readOptions(c *cli.Context) data.ReadOptions {
 		CacheDir:    c.String("cache-dir"),
 		NoCache:     c.Bool("no-cache"),
 		CacheNotice: cacheNotice(c),
+		DocIDs:      ids,
+	}, nil
+}
+
+// docIDsFlag reads --doc-ids; a command without dataFlags names documents
+// by position.
+func docIDsFlag(c *cli.Context) (data.DocIDs, error) {
+	s := c.String("doc-ids")
+	if s == "" && !c.IsSet("doc-ids") {
+		return data.DocPosition, nil
 	}
+	ids, err := data.ParseDocIDs(s)
+	if err != nil {
+		return 0, fmt.Errorf("--doc-ids %q: want position or comment", s)
+	}
+	return ids, nil
 }
 
 // cacheNotice returns the run's one notifier of unusable cache folders, so
@@ -63,7 +84,10 @@ func loadData(c *cli.Context, flag string) (*data.Dataset, error) {
 // loadFile reads a LETOR file with the options of dataFlags, showing
 // progress on a terminal.
 func loadFile(c *cli.Context, path string) (*data.Dataset, error) {
-	opt := readOptions(c)
+	opt, err := readOptions(c)
+	if err != nil {
+		return nil, err
+	}
 	var size int64
 	if st, err := os.Stat(path); err == nil {
 		size = st.Size()
@@ -122,7 +146,7 @@ func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) 
 func setupFlags(c *cli.Context) policy.Flags {
 	return policy.Flags{
 		Slots: c.Int("slots"), Logging: c.String("logging"), RankBy: c.String("rank-by"),
-		Candidates: c.Int("candidates"), Metric: c.String("metric"),
+		Candidates: c.Int("candidates"), Metric: c.String("metric"), Policy: c.String("policy"),
 		SlotsSet: c.IsSet("slots"), LoggingSet: c.IsSet("logging"), RankBySet: c.IsSet("rank-by"),
 		CandidatesSet: c.IsSet("candidates"), MetricSet: c.IsSet("metric"),
 	}

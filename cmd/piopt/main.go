@@ -37,7 +37,8 @@ or all of it, over every fold, with one command:
    piopt experiment --folds folds --slots 3 --out results
 
 In every file a doc is its 0-based position inside its query's block of the
-dataset file, a query is its raw qid, and a slot is 1-based.`,
+dataset file (with --doc-ids comment, the id in its line's comment), a query
+is its raw qid, and a slot is 1-based.`,
 		Commands: []*cli.Command{
 			synthCommand(),
 			statsCommand(),
@@ -85,6 +86,9 @@ func main() {
 func checkBeforeWork(c *cli.Context) error {
 	if c.IsSet("threads") && c.Int("threads") < 0 {
 		return fmt.Errorf("--threads %d: must be ≥ 0 (0: all cores)", c.Int("threads"))
+	}
+	if _, err := docIDsFlag(c); err != nil {
+		return err
 	}
 	return checkOutputs(c)
 }

@@ -59,24 +59,23 @@ func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
 
 // opePolicies builds the logging setup's candidates and, over them, the
 // --target policy: the two policies evaluate and evaluate-sweep compare.
-func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, popt policy.Options) (*impute.Candidates, *offpolicy.Target, error) {
-	cands, err := ls.Candidates(c.Context, ds, popt)
+func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, popt policy.Options) (*impute.Candidates, *impute.GammaCache, *offpolicy.Target, error) {
+	cands, gammas, err := ls.Policies(c.Context, ds, popt, impute.GammaOptions{Seed: c.Uint64("seed")})
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	target, err := policy.ResolveTarget(c.Context, c.String("target"), cands, ls.Slots, method, popt)
 	if err != nil {
-		return nil, nil, fmt.Errorf("--target: %w", err)
+		return nil, nil, nil, fmt.Errorf("--target: %w", err)
 	}
-	return cands, target, nil
+	return cands, gammas, target, nil
 }
 
 // opePrepare prepares the estimators' plan for target against the logging
 // setup ls, with Γ seeded by --seed. A non-nil metric scores slates with the
 // dataset's labels (the true value, and the rewards of simulated logs).
-func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, target *offpolicy.Target, metric *eval.Metric) (*offpolicy.Plan, error) {
-	setup := offpolicy.Setup{Candidates: cands, Gammas: impute.NewGammaCache(ls.Logging, impute.GammaOptions{Seed: c.Uint64("seed")}),
-		Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
+func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, gammas *impute.GammaCache, target *offpolicy.Target, metric *eval.Metric) (*offpolicy.Plan, error) {
+	setup := offpolicy.Setup{Candidates: cands, Gammas: gammas, Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
 	if metric != nil {
 		setup.Scorer = eval.NewScorer(*metric, cands.Labels(), cands.Offsets())
 	}

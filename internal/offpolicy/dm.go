@@ -70,7 +70,7 @@ func (p *Plan) dmRows(d *dmSamples, n int) (x []float32, y []float32) {
 	docs := make([]int32, l)
 	for i := d.rows; i < n; i++ {
 		q := int(d.q[i])
-		lo, hi := ds.Query(q)
+		lo, hi := ds.Query(p.Candidates.Query(q))
 		cand := p.Candidates.Docs(q)
 		k := 0
 		for _, a := range d.s[i*l : (i+1)*l] {
@@ -100,7 +100,7 @@ func (p *Plan) buildTargetRows() []float32 {
 	x := make([]float32, nq*l*nf)
 	docs := make([]int32, l)
 	for q := range nq {
-		lo, hi := ds.Query(q)
+		lo, hi := ds.Query(p.Candidates.Query(q))
 		cand := p.Candidates.Docs(q)
 		star := p.queries[q].star
 		for j, a := range star {

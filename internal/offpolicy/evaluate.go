@@ -3,6 +3,7 @@ package offpolicy
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"math"
 
@@ -35,6 +36,7 @@ type Evaluator struct {
 	// Σ_i over samples of the per-context terms: σ²_x, 1/μ(s*|x), V(x, s*).
 	sigma2, ipsSigma2, value float64
 	ipsUnknown               bool
+	ipsZero                  int64 // samples whose context's target slate μ cannot log
 	dm                       *dmSamples
 	dmEval                   []int64
 }
@@ -76,7 +78,11 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 	}
 	e.counts[q]++
 	e.sigma2 += qp.sigma2
-	e.ipsSigma2 += qp.invMu
+	if math.IsInf(qp.invMu, 1) {
+		e.ipsZero++ // μ(s*|x) = 0: IPS cannot see this context's target slate
+	} else {
+		e.ipsSigma2 += qp.invMu
+	}
 	e.value += qp.value
 	if e.dm != nil {
 		if n < e.opt.DMTrain {
@@ -139,7 +145,11 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 					Warnings: []string{"IPS needs the target's slate probabilities, which this stochastic target does not give"}}
 				continue
 			}
-			res.Estimates[x.name] = weightEstimate(&e.ips, ipsBound, e.boot, 1, x.sn, p.IPSSigma2, "IPS")
+			est := weightEstimate(&e.ips, ipsBound, e.boot, 1, x.sn, p.IPSSigma2, "IPS")
+			if e.ipsZero > 0 {
+				est.Warnings = append(est.Warnings, fmt.Sprintf("the target's slate has probability 0 under the logging policy of the contexts of %d of %d impressions: IPS is biased (their value counts as 0)", e.ipsZero, e.ips.N))
+			}
+			res.Estimates[x.name] = est
 		}
 	}
 	if est.OnPolicy {

@@ -12,22 +12,25 @@ import (
 // EvaluateSetup describes an evaluation from a log, in its table and as
 // the "setup" of its JSON output.
 type EvaluateSetup struct {
-	Data          string                  `json:"data"`
-	Logs          string                  `json:"logs"`
-	Samples       int64                   `json:"samples"`
-	LoggedQueries int                     `json:"logged_queries"`
-	Queries       int                     `json:"queries"`
-	Slots         int                     `json:"slots"`
-	Logging       string                  `json:"logging"`
-	RankBy        string                  `json:"rank_by,omitempty"`
-	Candidates    int                     `json:"candidates"`
-	Target        string                  `json:"target"`
-	Metric        string                  `json:"metric,omitempty"`
-	Conventions   *ranker.ConventionsJSON `json:"conventions,omitempty"`
-	Delta         float64                 `json:"delta"`
-	Bootstrap     int                     `json:"bootstrap"`
-	Seed          uint64                  `json:"seed"`
-	RewardRange   [2]float64              `json:"reward_range"`
+	Data          string `json:"data"`
+	Logs          string `json:"logs"`
+	Samples       int64  `json:"samples"`
+	LoggedQueries int    `json:"logged_queries"`
+	Queries       int    `json:"queries"`
+	Slots         int    `json:"slots"`
+	Logging       string `json:"logging"`
+	// Policy is the policy file of a log whose contexts each have their
+	// own logging policy (Queries and LoggedQueries then count contexts).
+	Policy      string                  `json:"policy,omitempty"`
+	RankBy      string                  `json:"rank_by,omitempty"`
+	Candidates  int                     `json:"candidates"`
+	Target      string                  `json:"target"`
+	Metric      string                  `json:"metric,omitempty"`
+	Conventions *ranker.ConventionsJSON `json:"conventions,omitempty"`
+	Delta       float64                 `json:"delta"`
+	Bootstrap   int                     `json:"bootstrap"`
+	Seed        uint64                  `json:"seed"`
+	RewardRange [2]float64              `json:"reward_range"`
 	// TrueValue is V(π) with contexts uniform over the dataset's queries
 	// (semi-synthetic; null without a metric).
 	TrueValue Float  `json:"true_value"`
@@ -65,7 +68,11 @@ func fmtInterval(iv *eval.Interval) string {
 // weight diagnostics, σ² and ρ of PI and IPS, the worst-conditioned Γ and
 // the estimators' warnings.
 func (s *EvaluateSetup) WriteTable(w io.Writer, res *Result) {
-	fmt.Fprintf(w, "%s: %d impressions over %d of %d queries; %d slots, logging %s", s.Logs, s.Samples, s.LoggedQueries, s.Queries, s.Slots, s.Logging)
+	if s.Policy != "" {
+		fmt.Fprintf(w, "%s: %d impressions over %d of %d contexts; %d slots, logging policy file %s", s.Logs, s.Samples, s.LoggedQueries, s.Queries, s.Slots, s.Policy)
+	} else {
+		fmt.Fprintf(w, "%s: %d impressions over %d of %d queries; %d slots, logging %s", s.Logs, s.Samples, s.LoggedQueries, s.Queries, s.Slots, s.Logging)
+	}
 	if s.RankBy != "" {
 		fmt.Fprintf(w, " by %s", s.RankBy)
 	}
@@ -74,7 +81,11 @@ func (s *EvaluateSetup) WriteTable(w io.Writer, res *Result) {
 	}
 	fmt.Fprintf(w, "\ntarget %s", s.Target)
 	if s.Metric != "" {
-		fmt.Fprintf(w, "; reward %s (%s); true value over all queries %.4f", s.Metric, s.Conventions.Text, float64(s.TrueValue))
+		over := "queries"
+		if s.Policy != "" {
+			over = "contexts"
+		}
+		fmt.Fprintf(w, "; reward %s (%s); true value over all %s %.4f", s.Metric, s.Conventions.Text, over, float64(s.TrueValue))
 	}
 	conf := fmt.Sprintf("%g%%", 100*(1-s.Delta))
 	fmt.Fprintf(w, "\n%-15s %9s  %-20s %-20s %-20s %10s %8s %10s\n", "estimator", "value",

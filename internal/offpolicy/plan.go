@@ -66,12 +66,14 @@ type queryPlan struct {
 	value  float64   // metric of s* (NaN without a Scorer)
 }
 
-// Prepare computes the plan of a setup. Every logging policy of impute gives
-// every slate of ℓ_x distinct candidates a positive probability, so ρ's
-// supremum over loggable slates is over all of them: max_s |gᵀ1_s| is the
-// larger of max_s gᵀ1_s and −min_s gᵀ1_s, two rectangular assignment
-// problems (slots to distinct candidates) solved exactly by
-// impute.SlateSolver.Exact. ρ is therefore exact, not a bound.
+// Prepare computes the plan of a setup. Every logging policy of impute but
+// an explicit slate distribution gives every slate of ℓ_x distinct
+// candidates a positive probability, so ρ's supremum over loggable slates
+// is over all of them: max_s |gᵀ1_s| is the larger of max_s gᵀ1_s and
+// −min_s gᵀ1_s, two rectangular assignment problems (slots to distinct
+// candidates) solved exactly by impute.SlateSolver.Exact; over an explicit
+// distribution's listed slates it is a maximum over that list. ρ is
+// therefore exact, not a bound.
 func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	c, t := s.Candidates, s.Target
 	if c == nil || s.Gammas == nil || t == nil {
@@ -87,7 +89,7 @@ func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	// (the solver's scratch carries nothing from one query to the next).
 	err := parallel.For(ctx, nq, s.Threads, newPrepareScratch, func(sc *prepareScratch, q int) error {
 		if err := p.prepareQuery(q, &sc.solver, &sc.buf); err != nil {
-			return fmt.Errorf("offpolicy: query %q: %w", c.Dataset().QIDs[q], err)
+			return fmt.Errorf("offpolicy: query %q: %w", c.Name(q), err)
 		}
 		return nil
 	})
@@ -101,8 +103,10 @@ func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 		qp := &p.queries[q]
 		sigma2 += qp.sigma2
 		p.WeightLo, p.WeightHi = min(p.WeightLo, qp.wlo), max(p.WeightHi, qp.whi)
-		ipsSigma2 += qp.invMu
-		ipsMax = max(ipsMax, qp.invMu)
+		if !math.IsInf(qp.invMu, 1) { // μ(s*|x) = 0: IPS is blind there (Evaluator warns)
+			ipsSigma2 += qp.invMu
+			ipsMax = max(ipsMax, qp.invMu)
+		}
 		value += qp.value
 	}
 	p.Sigma2 = sigma2 / float64(nq)
@@ -126,7 +130,7 @@ func newPrepareScratch() *prepareScratch { return new(prepareScratch) }
 func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float64) error {
 	c, t := p.Candidates, p.Target
 	m, l := c.Size(q), c.Slots(q, p.Slots)
-	g, err := p.Gammas.Get(m, l)
+	g, err := p.Gammas.Query(q, m, l)
 	if err != nil {
 		return err
 	}
@@ -148,6 +152,15 @@ func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float6
 	g.PinvMulVec(qp.g, qpi)
 	for i, x := range qp.g {
 		qp.sigma2 += x * qpi[i]
+	}
+	if !qp.dist.FullSupport() {
+		// An explicit slate distribution: ρ's supremum is over its slates.
+		qp.wlo, qp.whi = math.Inf(1), math.Inf(-1)
+		qp.dist.EachSupportSlate(func(s []int32) {
+			w := impute.SlateSum(qp.g, m, s)
+			qp.wlo, qp.whi = min(qp.wlo, w), max(qp.whi, w)
+		})
+		return nil
 	}
 	// Assignment problems on g (ℓm, as the solver reads) and on −g.
 	*scratch = grow(*scratch, m*l)

@@ -83,7 +83,7 @@ func NewDeterministicTarget(name string, c *impute.Candidates, slots int, slate 
 	for q := range nq {
 		s := slate(q)
 		if err := checkSlate(s, c.Size(q), c.Slots(q, slots)); err != nil {
-			return nil, fmt.Errorf("target %s, query %q: %w", name, c.Dataset().QIDs[q], err)
+			return nil, fmt.Errorf("target %s, query %q: %w", name, c.Name(q), err)
 		}
 		copy(t.slates[t.off[q]:], s)
 	}
@@ -120,7 +120,7 @@ func TopTarget(name string, c *impute.Candidates, slots int, scores []float64) (
 	var used []bool
 	slate := make([]int32, slots)
 	return NewDeterministicTarget(name, c, slots, func(q int) []int32 {
-		lo, _ := ds.Query(q)
+		lo, _ := ds.Query(c.Query(q))
 		docs := c.Docs(q)
 		used = append(used[:0], make([]bool, len(docs))...)
 		s := slate[:c.Slots(q, slots)]
@@ -161,7 +161,7 @@ func SlotActionTarget(ctx context.Context, name string, c *impute.Candidates, sl
 	var buf []float64
 	slate := make([]int32, slots)
 	return NewDeterministicTarget(name, c, slots, func(q int) []int32 {
-		lo, _ := ds.Query(q)
+		lo, _ := ds.Query(c.Query(q))
 		docs := c.Docs(q)
 		buf = buf[:0]
 		for j := range stride { // the candidates' pair scores, ℓm
@@ -185,18 +185,18 @@ func NewStochasticTarget(name string, c *impute.Candidates, slots int, marginals
 	for q, m := range marginals {
 		lx, mx := c.Slots(q, slots), c.Size(q)
 		if len(m) != lx*mx {
-			return nil, fmt.Errorf("target %s, query %q: %d marginals, want ℓ·m = %d", name, c.Dataset().QIDs[q], len(m), lx*mx)
+			return nil, fmt.Errorf("target %s, query %q: %d marginals, want ℓ·m = %d", name, c.Name(q), len(m), lx*mx)
 		}
 		for j := range lx {
 			sum := 0.0
 			for _, p := range m[j*mx : (j+1)*mx] {
 				if !(p >= 0 && p <= 1) {
-					return nil, fmt.Errorf("target %s, query %q: marginal %g not a probability", name, c.Dataset().QIDs[q], p)
+					return nil, fmt.Errorf("target %s, query %q: marginal %g not a probability", name, c.Name(q), p)
 				}
 				sum += p
 			}
 			if math.Abs(sum-1) > 1e-9 {
-				return nil, fmt.Errorf("target %s, query %q: slot %d marginals sum to %g", name, c.Dataset().QIDs[q], j+1, sum)
+				return nil, fmt.Errorf("target %s, query %q: slot %d marginals sum to %g", name, c.Name(q), j+1, sum)
 			}
 		}
 	}
@@ -211,7 +211,7 @@ func LoggingTarget(name string, c *impute.Candidates, slots int, gammas *impute.
 	marg := make([][]float64, nq)
 	dists := make([]*impute.Dist, nq)
 	for q := range nq {
-		g, err := gammas.Get(c.Size(q), c.Slots(q, slots))
+		g, err := gammas.Query(q, c.Size(q), c.Slots(q, slots))
 		if err != nil {
 			return nil, fmt.Errorf("target %s: %w", name, err)
 		}

@@ -25,6 +25,9 @@ type Setup struct {
 	// Limit keeps each query's top Limit documents as its candidates A(x);
 	// 0 keeps all.
 	Limit int
+	// Policy, when not nil, gives μ per context instead (a policy file:
+	// Logging, RankBy and Limit are then unused).
+	Policy *data.PolicyFile
 
 	// Where the setup was read, so that a failing rank source names the
 	// flag or the log header it came from: fromFlags (ParseSetup) or the
@@ -41,6 +44,7 @@ type Flags struct {
 	RankBy     string
 	Candidates int
 	Metric     string // reward metric, ndcg or err (ReadSetup only)
+	Policy     string // policy file (ReadSetup only)
 
 	SlotsSet, LoggingSet, RankBySet, CandidatesSet, MetricSet bool
 }
@@ -129,6 +133,9 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	}
 	if err := checkSlots(s.Slots); err != nil {
 		return Setup{}, "", hdrErr(fmt.Errorf("--%w", err))
+	}
+	if f.Policy != "" || h["policy"] != "" {
+		return readPolicySetup(lr, f, s, metric)
 	}
 	var err error
 	if s.Logging, err = impute.ParseLogging(h["logging"]); err != nil {

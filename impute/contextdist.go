@@ -1,0 +1,220 @@
+package impute
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strconv"
+)
+
+// ScoredDist returns a Plackett–Luce policy's distribution (lg is pl:τ or
+// eps:E,pl:τ) over slates of l distinct candidates out of len(scores):
+// candidate a is drawn with weight exp(scores[a]/τ), slot by slot without
+// replacement. scores must be finite and in non-increasing order (a rank
+// source's order), so that equal scores form contiguous weight classes.
+func (lg Logging) ScoredDist(scores []float64, l int) (*Dist, error) {
+	if lg.base != basePL {
+		return nil, fmt.Errorf("impute: ScoredDist of logging %s", lg)
+	}
+	d, err := lg.newDist(len(scores), l)
+	if err != nil {
+		return nil, err
+	}
+	for a, s := range scores {
+		if math.IsNaN(s) || math.IsInf(s, 0) {
+			return nil, fmt.Errorf("impute: logging %s: score %v of candidate %d is not finite", lg, s, a+1)
+		}
+		if a > 0 && s > scores[a-1] {
+			return nil, fmt.Errorf("impute: logging %s: scores not in non-increasing order at candidate %d", lg, a+1)
+		}
+	}
+	d.scores = append([]float64(nil), scores...)
+	d.start = d.start[:0]
+	d.w = d.w[:0]
+	d.cls = make([]int32, len(scores))
+	tau := lg.alpha
+	for a, s := range scores {
+		if a == 0 || s != scores[a-1] {
+			d.start = append(d.start, a)
+			// Relative to the best score, so that no weight overflows;
+			// the policy is invariant under a common shift of the scores.
+			d.w = append(d.w, math.Exp((s-scores[0])/tau))
+		}
+		d.cls[a] = int32(len(d.w) - 1)
+	}
+	d.start = append(d.start, len(scores))
+	d.weighted = len(d.w) > 1 && lg.eps < 1
+	if !d.weighted {
+		// Every score equal: the uniform policy, one class.
+		d.start, d.w, d.cls = []int{0, len(scores)}, []float64{1}, nil
+	}
+	return d, nil
+}
+
+// Scores returns the candidates' scores of a Plackett–Luce distribution
+// (nil for other policies).
+func (d *Dist) Scores() []float64 { return d.scores }
+
+// SlateDist returns the explicit distribution (lg is slates or
+// eps:E,slates) over the slates of l distinct candidates out of m that
+// gives slate k, slates[k·l:(k+1)·l], probability probs[k]. The
+// probabilities must be positive and sum to 1 within 1e-9; a slate may not
+// be listed twice.
+func (lg Logging) SlateDist(m, l int, slates []int32, probs []float64) (*Dist, error) {
+	if lg.base != baseSlates {
+		return nil, fmt.Errorf("impute: SlateDist of logging %s", lg)
+	}
+	d, err := lg.newDist(m, l)
+	if err != nil {
+		return nil, err
+	}
+	if len(probs) == 0 || len(slates) != len(probs)*l {
+		return nil, fmt.Errorf("impute: %d slates of %d documents for %d probabilities", len(slates)/max(l, 1), l, len(probs))
+	}
+	d.start = make([]int, m+1)
+	d.w = make([]float64, m)
+	d.cls = make([]int32, m)
+	for a := range m {
+		d.start[a+1] = a + 1
+		d.w[a] = 1
+		d.cls[a] = int32(a)
+	}
+	d.weighted = lg.eps < 1
+	d.slates = append([]int32(nil), slates...)
+	d.sprob = append([]float64(nil), probs...)
+	d.scum = make([]float64, len(probs))
+	d.index = make(map[string]int, len(probs))
+	total := 0.0
+	for k, p := range probs {
+		s := d.slates[k*l : (k+1)*l]
+		if !d.valid(s) {
+			return nil, fmt.Errorf("impute: slate %d is not %d distinct candidates of %d", k+1, l, m)
+		}
+		if !(p > 0 && p <= 1) {
+			return nil, fmt.Errorf("impute: slate %d has probability %v, not in (0, 1]", k+1, p)
+		}
+		key := slateKey(s)
+		if j, dup := d.index[key]; dup {
+			return nil, fmt.Errorf("impute: slate %d repeats slate %d", k+1, j+1)
+		}
+		d.index[key] = k
+		total += p
+		d.scum[k] = total
+	}
+	if math.Abs(total-1) > 1e-9 {
+		return nil, fmt.Errorf("impute: slate probabilities sum to %.12g, not 1", total)
+	}
+	if !d.weighted {
+		// eps:1,slates is the uniform policy: one class, the closed form.
+		d.start, d.w, d.cls = []int{0, m}, []float64{1}, nil
+	}
+	return d, nil
+}
+
+func slateKey(s []int32) string {
+	b := make([]byte, 0, 4*len(s))
+	for _, a := range s {
+		b = binary.LittleEndian.AppendUint32(b, uint32(a))
+	}
+	return string(b)
+}
+
+// sampleSlate draws slate k with probability sprob[k].
+func (d *Dist) sampleSlate(src *rand.PCG, s []int32) {
+	u := float01(src) * d.scum[len(d.scum)-1]
+	k := sort.SearchFloat64s(d.scum, u)
+	if k < len(d.scum) && d.scum[k] == u {
+		k++ // SearchFloat64s finds the first ≥ u; slate k covers [scum[k−1], scum[k])
+	}
+	k = min(k, len(d.scum)-1)
+	copy(s, d.slates[k*d.l:(k+1)*d.l])
+}
+
+// slateProb returns the listed probability of slate s (0 when not listed).
+func (d *Dist) slateProb(s []int32) float64 {
+	var buf [4 * stackSlots]byte
+	b := buf[:0]
+	for _, a := range s {
+		b = binary.LittleEndian.AppendUint32(b, uint32(a))
+	}
+	k, ok := d.index[string(b)]
+	if !ok {
+		return 0
+	}
+	return d.sprob[k]
+}
+
+// FullSupport reports whether every slate of l distinct candidates has a
+// positive probability (false only for an explicit slate distribution
+// without a uniform component).
+func (d *Dist) FullSupport() bool { return d.sprob == nil || d.lg.eps > 0 }
+
+// EachSupportSlate calls fn for every slate of positive probability when
+// the support is not full (the listed slates); fn must not keep s. It
+// does nothing when FullSupport.
+func (d *Dist) EachSupportSlate(fn func(s []int32)) {
+	if d.FullSupport() {
+		return
+	}
+	for k := range d.sprob {
+		fn(d.slates[k*d.l : (k+1)*d.l])
+	}
+}
+
+// Key returns the distribution's canonical content: two distributions with
+// equal keys are equal, so they share Γ and Γ† (GammaCache.ForDist).
+func (d *Dist) Key() string {
+	b := []byte(d.lg.String())
+	b = append(b, '|')
+	b = strconv.AppendInt(b, int64(d.m), 10)
+	b = append(b, '|')
+	b = strconv.AppendInt(b, int64(d.l), 10)
+	if d.cls == nil {
+		return string(b) // uniform and p_α: the spelling and the shape
+	}
+	b = append(b, '|')
+	if d.sprob != nil {
+		for _, a := range d.slates {
+			b = binary.LittleEndian.AppendUint32(b, uint32(a))
+		}
+		for _, p := range d.sprob {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(p))
+		}
+		return string(b)
+	}
+	for c, w := range d.w {
+		b = binary.LittleEndian.AppendUint32(b, uint32(d.start[c+1]-d.start[c]))
+		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(w))
+	}
+	return string(b)
+}
+
+// slateMoments are the exact moments of an explicit slate distribution,
+// one class per candidate: Σ_k p_k over the listed slates.
+func slateMoments(d *Dist) *moments {
+	l, m := d.l, d.m
+	mo := newMoments(l, m)
+	for k, p := range d.sprob {
+		s := d.slates[k*l : (k+1)*l]
+		for j, a := range s {
+			mo.p1[j*m+int(a)] += p
+			for i, b := range s[j+1:] {
+				kk := j + 1 + i
+				mo.setPair(j, kk, int(a), int(b), mo.pair(j, kk, int(a), int(b))+p)
+			}
+		}
+	}
+	return mo
+}
+
+// plMomentsWIP: exact programme, else Monte Carlo (replaced by the
+// Plackett–Luce method).
+func plMomentsWIP(d *Dist, opt GammaOptions) (*moments, error) {
+	wm, ok := weightedMoments(d.ClassSizes(), d.w, d.l, opt.MaxStates)
+	if !ok {
+		wm = sampledMoments(d, opt.MCSamples, rand.NewPCG(opt.Seed, uint64(d.m)<<32|uint64(d.l)))
+	}
+	return wm, nil
+}

@@ -69,6 +69,11 @@ type kindError struct {
 func (e *kindError) Error() string { return e.msg }
 func (e *kindError) Unwrap() error { return e.kind }
 
+// Errorf returns an error with the given message that matches kind (one of
+// the Err* values) under errors.Is: for callers that check what the readers
+// cannot (e.g. a policy file's specs) and report it in a *ParseError.
+func Errorf(kind error, format string, args ...any) error { return errorf(kind, format, args...) }
+
 func errorf(kind error, format string, args ...any) error {
 	return &kindError{kind: kind, msg: fmt.Sprintf(format, args...)}
 }

@@ -218,3 +218,19 @@ func plMomentsWIP(d *Dist, opt GammaOptions) (*moments, error) {
 	}
 	return wm, nil
 }
+
+// Method returns how Γ's moments were computed when not exactly:
+// "monte-carlo" or the Plackett–Luce approximation's name; "" when exact.
+func (g *Gamma) Method() string {
+	if g.mo.exact {
+		return ""
+	}
+	if g.mo.method != "" {
+		return g.mo.method
+	}
+	return "monte-carlo"
+}
+
+// ErrorBound returns a bound on the absolute error of every entry of Γ (0
+// when exact; for Monte Carlo see StdErr).
+func (g *Gamma) ErrorBound() float64 { return g.mo.bound }

@@ -19,6 +19,11 @@ type moments struct {
 	exact  bool
 	stderr float64 // Monte Carlo standard error bound of the entries; 0 when exact
 	states int     // DP states used (0 for closed forms and Monte Carlo)
+	// bound is an upper bound on max |error| over all entries of p1 and p2
+	// of a deterministic approximation (0 when exact); method names how the
+	// moments were computed ("exact-dp", "clock-quadrature"; may be empty).
+	bound  float64
+	method string
 }
 
 func newMoments(l, nc int) *moments {
@@ -81,6 +86,8 @@ func mixMoments(a, b *moments, eps float64) *moments {
 	out.exact = a.exact && b.exact
 	out.stderr = (1 - eps) * a.stderr
 	out.states = a.states
+	out.bound = (1-eps)*a.bound + eps*b.bound
+	out.method = a.method
 	return out
 }
 

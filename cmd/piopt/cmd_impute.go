@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
@@ -106,21 +108,23 @@ func runImpute(c *cli.Context) error {
 	return nil
 }
 
-// reportGammas prints one line on Γ's conditioning, and warns when a shape
-// had to be estimated by Monte Carlo.
+// reportGammas prints one line on Γ's conditioning, and warns when some Γ
+// is not exact (Monte Carlo, or a bounded Plackett–Luce approximation).
 func reportGammas(gc *impute.GammaCache) {
 	all := gc.All()
 	if len(all) == 0 {
 		return
 	}
-	worst, mc, se := all[0], 0, 0.0
+	worst, inexact, se, bound := all[0], 0, 0.0, 0.0
+	methods := map[string]bool{}
 	for _, g := range all {
 		if g.Spectrum().Condition() > worst.Spectrum().Condition() {
 			worst = g
 		}
 		if !g.Exact() {
-			mc++
-			se = max(se, g.StdErr())
+			inexact++
+			se, bound = max(se, g.StdErr()), max(bound, g.ErrorBound())
+			methods[g.Method()] = true
 		}
 	}
 	sp := worst.Spectrum()
@@ -131,9 +135,26 @@ func reportGammas(gc *impute.GammaCache) {
 		fmt.Fprintf(os.Stderr, "impute: Γ (%s) over %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, eigenvalues %.3g..%.3g\n",
 			gc.Logging(), len(all), worst.M(), worst.L(), sp.Rank, sp.MinKept, sp.Max)
 	}
-	if mc > 0 {
-		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", mc, se)
+	switch {
+	case inexact > 0 && methods["monte-carlo"] && len(methods) == 1:
+		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", inexact, se)
+	case inexact > 0:
+		fmt.Fprintf(os.Stderr, "impute: Γ of %d policies approximated (%s): max |error| of an entry ≤ %.2g", inexact, sortedKeys(methods), bound)
+		if se > 0 {
+			fmt.Fprintf(os.Stderr, ", Monte Carlo standard error %.2g", se)
+		}
+		fmt.Fprintln(os.Stderr)
 	}
+}
+
+// sortedKeys joins a set's keys in order.
+func sortedKeys(set map[string]bool) string {
+	keys := make([]string, 0, len(set))
+	for k := range set {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return strings.Join(keys, ", ")
 }
 
 // imputeStatsFromLog reads a slate log into per-query (or per-context)

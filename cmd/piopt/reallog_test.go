@@ -136,3 +136,42 @@ func targetRows(b []byte) []byte {
 	_, rows, _ := bytes.Cut(b, []byte{'\n'})
 	return rows
 }
+
+// Every way a real log and its policy file can disagree is an error naming
+// the file, the line and the field, before any estimate is printed.
+func TestRealLogErrors(t *testing.T) {
+	dir := t.TempDir()
+	data := writeText(t, dir, "d.txt", "2 qid:5 1:1 # A\n1 qid:5 1:2 # B\n0 qid:5 1:3 # C\n0 qid:5 1:4 # D\n1 qid:6 1:1 # A\n0 qid:6 1:2 # E\n")
+	const policy = "# piopt-policy v1 slots=2\n5@x\tpl:0.5\tA:1,B:0.5,C:0\n5@y\tslates\tA B=0.5,C D=0.5\n6\tuniform\tA,E\n"
+	writeText(t, dir, "p.policy", policy)
+	common := []string{"--data", data, "--doc-ids", "comment", "--no-cache", "--max-label", "2"}
+	const head = "# piopt-log v1 slots=2 policy=p.policy\n"
+	for _, tc := range []struct {
+		name, policy, log string
+		flags             []string
+		want              string
+	}{
+		{"fine", policy, head + "5@x\tA,B\t1\n5@y\tC,D\t0.5\n6\tE,A\t0\n", nil, ""},
+		{"context not in policy", policy, head + "5@x\tA,B\t1\n5@z\tA,B\t1\n", nil, `l.log:3: field 1 ("5@z"): context "5@z" is not in the policy file`},
+		{"qid not in data", policy, head + "7@x\tA,B\t1\n", nil, `l.log:2: field 1 ("7@x"): qid "7" is not in`},
+		{"slate not listed", policy, head + "5@y\tA,C\t1\n", nil, `l.log:2: field 2 ("A,C"): the slate has probability 0 under context "5@y"'s policy (slates)`},
+		{"doc not a candidate", policy, head + "5@x\tA,D\t1\n", nil, `l.log:2: field 2 ("A,D"): slot 2: document D of context "5@x" is not one of its 3 candidates`},
+		{"unknown doc", policy, head + "5@x\tA,Z\t1\n", nil, `l.log:2: field 2 ("A,Z")`},
+		{"tau 0", strings.Replace(policy, "pl:0.5", "pl:0", 1), head + "5@x\tA,B\t1\n", nil, `p.policy:2: field 2 ("pl:0"): logging pl:0: τ must be a positive finite number`},
+		{"probabilities", strings.Replace(policy, "C D=0.5", "C D=0.4", 1), head + "5@x\tA,B\t1\n", nil, "p.policy:3: field 3 (\"A B=0.5,C D=0.4\"): slate probabilities sum to 0.9, not 1"},
+		{"slots disagree", "# piopt-policy v1 slots=3\n5@x\tpl:0.5\tA:1,B:0.5,C:0\n", head + "5@x\tA,B\t1\n", nil, "slots=3 but the log"},
+		{"no policy file", policy, strings.Replace(head, "p.policy", "q.policy", 1) + "5@x\tA,B\t1\n", nil, "header policy=q.policy: no file"},
+		{"logging with a policy file", policy, head + "5@x\tA,B\t1\n", []string{"--logging", "uniform"}, "--logging: the log's policy file gives the logging policy"},
+	} {
+		writeText(t, dir, "p.policy", tc.policy)
+		log := writeText(t, dir, "l.log", tc.log)
+		args := append(append([]string{"impute", "--logs", log, "--out", filepath.Join(dir, "t")}, common...), tc.flags...)
+		err := runPiopt(t, args...)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: error %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -106,12 +106,16 @@ type Result struct {
 	// (semi-synthetic mode, deterministic target; NaN otherwise).
 	TrueValue float64
 	Gamma     []GammaInfo
+	// PerContext: the log's contexts each have their own policy (a policy
+	// file), so Queries counts contexts and Gamma distinct policies.
+	PerContext bool
 }
 
 // Result computes every estimate (training DM's models if asked).
 func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	p, est, iv := e.plan, e.opt.Estimators, e.opt.Intervals
-	res := &Result{Names: est.Names(), Estimates: map[string]*Estimate{}, N: e.pi.N, TrueValue: p.TrueValue, Gamma: p.Spectra()}
+	res := &Result{Names: est.Names(), Estimates: map[string]*Estimate{}, N: e.pi.N, TrueValue: p.TrueValue, Gamma: p.Spectra(),
+		PerContext: p.Gammas.PerContext()}
 	for _, c := range e.counts {
 		if c > 0 {
 			res.Queries++

@@ -3,6 +3,7 @@ package offpolicy
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/piopt/piopt/eval"
@@ -124,7 +125,42 @@ func writeDiagnostics(w io.Writer, res *Result) {
 				worst = g
 			}
 		}
-		fmt.Fprintf(w, "Γ: %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, kept eigenvalues %.3g..%.3g\n",
-			len(res.Gamma), worst.M, worst.Slots, worst.Rank, worst.MinKeptEigenvalue, worst.MaxEigenvalue)
+		what := "query shapes"
+		if res.PerContext {
+			what = "distinct context policies"
+		}
+		fmt.Fprintf(w, "Γ: %d %s; worst conditioned m=%d ℓ=%d: rank %d, kept eigenvalues %.3g..%.3g\n",
+			len(res.Gamma), what, worst.M, worst.Slots, worst.Rank, worst.MinKeptEigenvalue, worst.MaxEigenvalue)
+		if inexact := inexactGammas(res.Gamma); inexact != "" {
+			fmt.Fprintln(w, inexact)
+		}
 	}
+}
+
+// inexactGammas says how many Γ were not computed exactly (Monte Carlo or
+// a bounded approximation) and their largest error, or "" when none.
+func inexactGammas(gs []GammaInfo) string {
+	n, se, bound := 0, 0.0, 0.0
+	var methods []string
+	for _, g := range gs {
+		if g.Exact {
+			continue
+		}
+		n++
+		se, bound = max(se, g.StdErr), max(bound, g.ErrorBound)
+		if g.Method != "" && !slices.Contains(methods, g.Method) {
+			methods = append(methods, g.Method)
+		}
+	}
+	if n == 0 {
+		return ""
+	}
+	msg := fmt.Sprintf("warning: %d Γ not exact (%s)", n, strings.Join(methods, ", "))
+	if bound > 0 {
+		msg += fmt.Sprintf(", max |error| of an entry ≤ %.2g", bound)
+	}
+	if se > 0 {
+		msg += fmt.Sprintf(", Monte Carlo standard error %.2g", se)
+	}
+	return msg
 }

@@ -234,11 +234,15 @@ func (p *Plan) Spectra() []GammaInfo {
 	var out []GammaInfo
 	for _, g := range p.Gammas.All() {
 		sp := g.Spectrum()
-		out = append(out, GammaInfo{
+		info := GammaInfo{
 			M: g.M(), Slots: g.L(), Rank: sp.Rank, MaxEigenvalue: sp.Max,
 			MinKeptEigenvalue: sp.MinKept, MaxDroppedEigenvalue: sp.MaxDropped,
 			Condition: sp.Condition(), Exact: g.Exact(), StdErr: g.StdErr(),
-		})
+		}
+		if !g.Exact() {
+			info.Method, info.ErrorBound = g.Method(), g.ErrorBound()
+		}
+		out = append(out, info)
 	}
 	return out
 }
@@ -254,4 +258,8 @@ type GammaInfo struct {
 	Condition            float64 `json:"condition"`
 	Exact                bool    `json:"exact"`
 	StdErr               float64 `json:"stderr,omitempty"`
+	// Method is how Γ was computed when not exactly (e.g. monte-carlo);
+	// ErrorBound bounds the error of its entries (0 when exact).
+	Method     string  `json:"method,omitempty"`
+	ErrorBound float64 `json:"error_bound,omitempty"`
 }

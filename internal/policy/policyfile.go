@@ -34,8 +34,8 @@ func readPolicySetup(lr *data.LogReader, f Flags, s Setup, metric string) (Setup
 			path = filepath.Join(filepath.Dir(lr.Name()), name)
 		}
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			return Setup{}, "", &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: header policy=%s: no file %s; name the policy file with --policy FILE",
-				data.ErrHeader, name, path)}
+			return Setup{}, "", &data.ParseError{File: lr.Name(), Line: 1, Err: data.Errorf(data.ErrHeader, "header policy=%s: no file %s; name the policy file with --policy FILE",
+				name, path)}
 		}
 	}
 	pf, err := data.ReadPolicyFile(path, lr.Dataset())
@@ -43,15 +43,8 @@ func readPolicySetup(lr *data.LogReader, f Flags, s Setup, metric string) (Setup
 		return Setup{}, "", err
 	}
 	if pf.Slots != s.Slots {
-		return Setup{}, "", &data.ParseError{File: pf.Name, Line: 1, Err: fmt.Errorf("%w: slots=%d but the log %s has slots=%d",
-			data.ErrHeader, pf.Slots, lr.Name(), s.Slots)}
-	}
-	if f.MetricSet {
-		if metric != "" && metric != f.Metric && metric != fmt.Sprintf("%s@%d", f.Metric, s.Slots) {
-			return Setup{}, "", &data.ParseError{File: lr.Name(), Line: 1,
-				Err: fmt.Errorf("%w: header metric=%s but --metric %s", data.ErrHeader, metric, f.Metric)}
-		}
-		metric = f.Metric
+		return Setup{}, "", &data.ParseError{File: pf.Name, Line: 1, Err: data.Errorf(data.ErrHeader, "slots=%d but the log %s has slots=%d",
+			pf.Slots, lr.Name(), s.Slots)}
 	}
 	s.Policy, s.RankBy = pf, ""
 	lr.SetContexts()
@@ -105,7 +98,7 @@ func (s Setup) policyFile(ds *data.Dataset, gopt impute.GammaOptions) (*impute.C
 		docs, scores := EntryOrder(e)
 		d, err := entryDist(e, scores, min(pf.Slots, len(docs)))
 		if err != nil {
-			return nil, nil, &data.ParseError{File: pf.Name, Line: e.Line, Field: 2, Token: e.Spec, Err: fmt.Errorf("%w: %v", data.ErrPolicy, err)}
+			return nil, nil, &data.ParseError{File: pf.Name, Line: e.Line, Field: 2, Token: e.Spec, Err: data.Errorf(data.ErrPolicy, "%v", err)}
 		}
 		contexts[i] = impute.Context{Name: e.Context, Query: e.Query, Docs: docs, Dist: d}
 		dists[i] = d

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strconv"
@@ -57,6 +58,9 @@ func ParseSetup(f Flags) (Setup, error) {
 	lg, err := f.check(true, true, true)
 	if err != nil {
 		return Setup{}, err
+	}
+	if lg.NeedsSlates() {
+		return Setup{}, fmt.Errorf("--logging %s: an explicit slate distribution is given per context in a policy file (--policy)", lg)
 	}
 	if lg.NeedsRanks() && f.RankBy == "" {
 		return Setup{}, fmt.Errorf("--logging %s ranks documents: give --rank-by feature:K or model:PATH", lg)
@@ -135,7 +139,11 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 		return Setup{}, "", hdrErr(fmt.Errorf("--%w", err))
 	}
 	if f.Policy != "" || h["policy"] != "" {
-		return readPolicySetup(lr, f, s, metric)
+		m, err := f.metric(metric, s.Slots)
+		if err != nil {
+			return Setup{}, "", mismatch("metric", h["metric"], f.Metric)
+		}
+		return readPolicySetup(lr, f, s, m)
 	}
 	var err error
 	if s.Logging, err = impute.ParseLogging(h["logging"]); err != nil {
@@ -168,11 +176,8 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	if f.CandidatesSet && f.Candidates != s.Limit {
 		return Setup{}, "", mismatch("candidates", strconv.Itoa(s.Limit), strconv.Itoa(f.Candidates))
 	}
-	if f.MetricSet {
-		if metric != "" && metric != f.Metric && metric != fmt.Sprintf("%s@%d", f.Metric, s.Slots) {
-			return Setup{}, "", mismatch("metric", metric, f.Metric)
-		}
-		metric = f.Metric
+	if metric, err = f.metric(metric, s.Slots); err != nil {
+		return Setup{}, "", mismatch("metric", h["metric"], f.Metric)
 	}
 	if s.Logging.NeedsRanks() && s.RankBy == "" {
 		return Setup{}, "", hdrErr(fmt.Errorf("logging %s ranks documents but the header has no rank-by=", s.Logging))
@@ -202,6 +207,18 @@ func (s Setup) Candidates(ctx context.Context, ds *data.Dataset, opt Options) (*
 		return nil, s.rankError(err)
 	}
 	return c, err
+}
+
+// metric returns the log's reward metric: the header's (e.g. "ndcg@3"),
+// or --metric when given; an error when both are given and disagree.
+func (f Flags) metric(header string, slots int) (string, error) {
+	if !f.MetricSet {
+		return header, nil
+	}
+	if header != "" && header != f.Metric && header != fmt.Sprintf("%s@%d", f.Metric, slots) {
+		return "", errors.New("metric mismatch")
+	}
+	return f.Metric, nil
 }
 
 // rankError names the origin of the rank source in err.

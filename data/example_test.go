@@ -71,3 +71,26 @@ func ExampleDataset_Summary() {
 	// Output:
 	// 2 queries, 2..3 docs (mean 2.5), grades [3 1 0 1], 1 without a relevant doc
 }
+
+func ExampleReadPolicy() {
+	text := "1 qid:7 1:1 # A\n0 qid:7 1:2 # B\n2 qid:7 1:3 # C\n"
+	ds, err := data.Read(strings.NewReader(text), "d.txt", data.ReadOptions{DocIDs: data.DocComment})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	policy := "# piopt-policy v1 slots=2\n" +
+		"7@morning\tpl:0.5\tA:1.5,C:0.2,B:-1\n" +
+		"7@evening\tslates\tC A=0.75,A B=0.25\n"
+	pf, err := data.ReadPolicy(strings.NewReader(policy), "p.policy", ds)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	for _, e := range pf.Entries {
+		fmt.Printf("%s %s: candidates %v scores %v slates %v probabilities %v\n", e.Context, e.Spec, e.Docs, e.Scores, e.Slates, e.Probs)
+	}
+	// Output:
+	// 7@morning pl:0.5: candidates [0 2 1] scores [1.5 0.2 -1] slates [] probabilities []
+	// 7@evening slates: candidates [2 0 1] scores [] slates [0 1 1 2] probabilities [0.75 0.25]
+}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strconv"
+	"strings"
 )
 
 // ScoredDist returns a Plackett–Luce policy's distribution (lg is pl:τ or
@@ -209,16 +211,6 @@ func slateMoments(d *Dist) *moments {
 	return mo
 }
 
-// plMomentsWIP: exact programme, else Monte Carlo (replaced by the
-// Plackett–Luce method).
-func plMomentsWIP(d *Dist, opt GammaOptions) (*moments, error) {
-	wm, ok := weightedMoments(d.ClassSizes(), d.w, d.l, opt.MaxStates)
-	if !ok {
-		wm = sampledMoments(d, opt.MCSamples, rand.NewPCG(opt.Seed, uint64(d.m)<<32|uint64(d.l)))
-	}
-	return wm, nil
-}
-
 // Method returns how Γ's moments were computed when not exactly:
 // "monte-carlo" or the Plackett–Luce approximation's name; "" when exact.
 func (g *Gamma) Method() string {
@@ -234,3 +226,33 @@ func (g *Gamma) Method() string {
 // ErrorBound returns a bound on the absolute error of every entry of Γ (0
 // when exact; for Monte Carlo see StdErr).
 func (g *Gamma) ErrorBound() float64 { return g.mo.bound }
+
+// Approximation summarises the Γ a cache computed that are not exact: how
+// many, how (methods, sorted, comma-separated), the largest bound on an
+// entry's error and the largest Monte Carlo standard error.
+type Approximation struct {
+	N       int
+	Methods string
+	Bound   float64
+	StdErr  float64
+}
+
+// Approximations returns what the cache's Γ approximated so far (N = 0
+// when every Γ is exact).
+func (gc *GammaCache) Approximations() Approximation {
+	var a Approximation
+	var methods []string
+	for _, g := range gc.All() {
+		if g.Exact() {
+			continue
+		}
+		a.N++
+		a.Bound, a.StdErr = max(a.Bound, g.ErrorBound()), max(a.StdErr, g.StdErr())
+		if m := g.Method(); !slices.Contains(methods, m) {
+			methods = append(methods, m)
+		}
+	}
+	slices.Sort(methods)
+	a.Methods = strings.Join(methods, ",")
+	return a
+}

@@ -150,8 +150,20 @@ func TestContextDistGammaMatchesEnumeration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if diff, _ := maxAbsDiff(denseGamma(g), mat.NewSymDense(n, ref)); diff > 1e-12 {
-			t.Errorf("%s: |Γ − enumeration| = %.3g", tc.name, diff)
+		if diff, _ := maxAbsDiff(denseGamma(g), mat.NewSymDense(n, ref)); diff > 1e-12 || !g.Exact() {
+			t.Errorf("%s: |Γ − enumeration| = %.3g, exact %v", tc.name, diff, g.Exact())
+		}
+		if d.lg.NeedsScores() && len(d.w) > 1 {
+			// The quadrature beyond the exact programme, forced: within its
+			// stated bound of enumeration.
+			q, err := NewGamma(d, GammaOptions{PL: PLOptions{ExactBudget: -1}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			diff, _ := maxAbsDiff(denseGamma(q), mat.NewSymDense(n, ref))
+			if q.Exact() || q.Method() != "clock-quadrature" || !(q.ErrorBound() > 0) || diff > q.ErrorBound() || diff > 1e-9 {
+				t.Errorf("%s quadrature: |Γ − enumeration| = %.3g, bound %.3g (%s, exact %v)", tc.name, diff, q.ErrorBound(), q.Method(), q.Exact())
+			}
 		}
 		// The structured Γ† is the Moore–Penrose pseudoinverse of Γ.
 		pinv, _, err := densePinvReference(mat.NewSymDense(n, ref), DefaultCutoff)

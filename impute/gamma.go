@@ -29,6 +29,9 @@ type GammaOptions struct {
 	MaxStates int     // states of the exact programme; 0 means DefaultMaxStates
 	MCSamples int     // slates of the Monte Carlo fallback; 0 means DefaultMCSamples
 	Seed      uint64  // seed of the Monte Carlo fallback
+	// PL tunes Plackett–Luce's Γ (exact programme's budget, quadrature's
+	// tolerance).
+	PL PLOptions
 }
 
 func (o GammaOptions) withDefaults() GammaOptions {
@@ -107,7 +110,7 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 			wm = slateMoments(d)
 		case d.lg.base == basePL:
 			var err error
-			if wm, err = plMomentsWIP(d, opt); err != nil {
+			if wm, err = plackettLuceMoments(sizes, d.w, d.l, opt.PL); err != nil {
 				return nil, err
 			}
 		default:

@@ -4,9 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
@@ -93,6 +91,16 @@ func runImpute(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if ap := gammas.Approximations(); ap.N > 0 {
+		// Flag targets from an approximate Γ in the file itself.
+		tg.Header["gamma"] = ap.Methods
+		if ap.Bound > 0 {
+			tg.Header["gamma-error-bound"] = strconv.FormatFloat(ap.Bound, 'g', 3, 64)
+		}
+		if ap.StdErr > 0 {
+			tg.Header["gamma-stderr"] = strconv.FormatFloat(ap.StdErr, 'g', 3, 64)
+		}
+	}
 	out := c.String("out")
 	if err := data.SaveTargets(out, tg, ds); err != nil {
 		return err
@@ -115,16 +123,10 @@ func reportGammas(gc *impute.GammaCache) {
 	if len(all) == 0 {
 		return
 	}
-	worst, inexact, se, bound := all[0], 0, 0.0, 0.0
-	methods := map[string]bool{}
+	worst := all[0]
 	for _, g := range all {
 		if g.Spectrum().Condition() > worst.Spectrum().Condition() {
 			worst = g
-		}
-		if !g.Exact() {
-			inexact++
-			se, bound = max(se, g.StdErr()), max(bound, g.ErrorBound())
-			methods[g.Method()] = true
 		}
 	}
 	sp := worst.Spectrum()
@@ -135,26 +137,16 @@ func reportGammas(gc *impute.GammaCache) {
 		fmt.Fprintf(os.Stderr, "impute: Γ (%s) over %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, eigenvalues %.3g..%.3g\n",
 			gc.Logging(), len(all), worst.M(), worst.L(), sp.Rank, sp.MinKept, sp.Max)
 	}
-	switch {
-	case inexact > 0 && methods["monte-carlo"] && len(methods) == 1:
-		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", inexact, se)
-	case inexact > 0:
-		fmt.Fprintf(os.Stderr, "impute: Γ of %d policies approximated (%s): max |error| of an entry ≤ %.2g", inexact, sortedKeys(methods), bound)
-		if se > 0 {
-			fmt.Fprintf(os.Stderr, ", Monte Carlo standard error %.2g", se)
+	switch ap := gc.Approximations(); {
+	case ap.N > 0 && ap.Methods == "monte-carlo":
+		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", ap.N, ap.StdErr)
+	case ap.N > 0:
+		fmt.Fprintf(os.Stderr, "impute: Γ of %d policies approximated (%s): max |error| of an entry ≤ %.2g", ap.N, ap.Methods, ap.Bound)
+		if ap.StdErr > 0 {
+			fmt.Fprintf(os.Stderr, ", Monte Carlo standard error %.2g", ap.StdErr)
 		}
 		fmt.Fprintln(os.Stderr)
 	}
-}
-
-// sortedKeys joins a set's keys in order.
-func sortedKeys(set map[string]bool) string {
-	keys := make([]string, 0, len(set))
-	for k := range set {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return strings.Join(keys, ", ")
 }
 
 // imputeStatsFromLog reads a slate log into per-query (or per-context)

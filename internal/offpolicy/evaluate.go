@@ -9,6 +9,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
 )
 
 // EvalOptions control an Evaluator.
@@ -109,13 +110,15 @@ type Result struct {
 	// PerContext: the log's contexts each have their own policy (a policy
 	// file), so Queries counts contexts and Gamma distinct policies.
 	PerContext bool
+	// Approximation says which Γ were not exact and how far off they can be.
+	Approximation impute.Approximation `json:"-"`
 }
 
 // Result computes every estimate (training DM's models if asked).
 func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	p, est, iv := e.plan, e.opt.Estimators, e.opt.Intervals
 	res := &Result{Names: est.Names(), Estimates: map[string]*Estimate{}, N: e.pi.N, TrueValue: p.TrueValue, Gamma: p.Spectra(),
-		PerContext: p.Gammas.PerContext()}
+		PerContext: p.Gammas.PerContext(), Approximation: p.Gammas.Approximations()}
 	for _, c := range e.counts {
 		if c > 0 {
 			res.Queries++

@@ -3,7 +3,6 @@ package offpolicy
 import (
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/piopt/piopt/eval"
@@ -131,36 +130,15 @@ func writeDiagnostics(w io.Writer, res *Result) {
 		}
 		fmt.Fprintf(w, "Γ: %d %s; worst conditioned m=%d ℓ=%d: rank %d, kept eigenvalues %.3g..%.3g\n",
 			len(res.Gamma), what, worst.M, worst.Slots, worst.Rank, worst.MinKeptEigenvalue, worst.MaxEigenvalue)
-		if inexact := inexactGammas(res.Gamma); inexact != "" {
-			fmt.Fprintln(w, inexact)
+		if ap := res.Approximation; ap.N > 0 {
+			fmt.Fprintf(w, "warning: %d Γ not exact (%s)", ap.N, ap.Methods)
+			if ap.Bound > 0 {
+				fmt.Fprintf(w, ", max |error| of an entry ≤ %.2g", ap.Bound)
+			}
+			if ap.StdErr > 0 {
+				fmt.Fprintf(w, ", Monte Carlo standard error %.2g", ap.StdErr)
+			}
+			fmt.Fprintln(w)
 		}
 	}
-}
-
-// inexactGammas says how many Γ were not computed exactly (Monte Carlo or
-// a bounded approximation) and their largest error, or "" when none.
-func inexactGammas(gs []GammaInfo) string {
-	n, se, bound := 0, 0.0, 0.0
-	var methods []string
-	for _, g := range gs {
-		if g.Exact {
-			continue
-		}
-		n++
-		se, bound = max(se, g.StdErr), max(bound, g.ErrorBound)
-		if g.Method != "" && !slices.Contains(methods, g.Method) {
-			methods = append(methods, g.Method)
-		}
-	}
-	if n == 0 {
-		return ""
-	}
-	msg := fmt.Sprintf("warning: %d Γ not exact (%s)", n, strings.Join(methods, ", "))
-	if bound > 0 {
-		msg += fmt.Sprintf(", max |error| of an entry ≤ %.2g", bound)
-	}
-	if se > 0 {
-		msg += fmt.Sprintf(", Monte Carlo standard error %.2g", se)
-	}
-	return msg
 }

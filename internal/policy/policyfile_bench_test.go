@@ -23,7 +23,7 @@ import (
 // (m = 50, ℓ = 5).
 const (
 	benchContexts = 10000
-	benchPolicies = 100
+	benchDistinct = 100
 	benchM        = 50
 	benchSlots    = 5
 	benchSamples  = 10_000_000
@@ -43,7 +43,7 @@ func benchRealLog(b *testing.B) (*data.Dataset, *data.PolicyFile) {
 		b.Fatal(err)
 	}
 	rng := rand.New(rand.NewPCG(1, 2))
-	scores := make([][]float64, benchPolicies)
+	scores := make([][]float64, benchDistinct)
 	for k := range scores {
 		scores[k] = make([]float64, benchM)
 		for a := range scores[k] {
@@ -54,7 +54,7 @@ func benchRealLog(b *testing.B) (*data.Dataset, *data.PolicyFile) {
 	pb.WriteString("# piopt-policy v1 slots=" + strconv.Itoa(benchSlots) + "\n")
 	for q := range benchContexts {
 		fmt.Fprintf(&pb, "%d\tpl:1\t", q)
-		for a, s := range scores[q%benchPolicies] {
+		for a, s := range scores[q%benchDistinct] {
 			if a > 0 {
 				pb.WriteByte(',')
 			}
@@ -135,6 +135,19 @@ func benchLog(b *testing.B, ds *data.Dataset, c *impute.Candidates, gc *impute.G
 	}
 }
 
+// benchPolicies builds the contexts and a fresh Γ cache, and on the first
+// call the log file.
+func benchPolicies(b *testing.B, ds *data.Dataset, pf *data.PolicyFile, open *func() *data.LogReader) (*impute.Candidates, *impute.GammaCache) {
+	c, gc, err := Setup{Slots: benchSlots, Policy: pf}.Policies(context.Background(), ds, Options{}, impute.GammaOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if *open == nil {
+		*open = benchLog(b, ds, c, gc)
+	}
+	return c, gc
+}
+
 // warmGammas computes every context's Γ and returns the time it took (the
 // 100 distinct pseudoinverses; the rest are cache hits).
 func warmGammas(b *testing.B, c *impute.Candidates, gc *impute.GammaCache) time.Duration {
@@ -153,16 +166,9 @@ func warmGammas(b *testing.B, c *impute.Candidates, gc *impute.GammaCache) time.
 // and the seconds spent on Γ.
 func BenchmarkImputeRealLog(b *testing.B) {
 	ds, pf := benchRealLog(b)
-	s := Setup{Slots: benchSlots, Policy: pf}
 	var open func() *data.LogReader
 	for range b.N {
-		c, gc, err := s.Policies(context.Background(), ds, Options{}, impute.GammaOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if open == nil {
-			open = benchLog(b, ds, c, gc)
-		}
+		c, gc := benchPolicies(b, ds, pf, &open)
 		lr := open()
 		start := time.Now()
 		st, err := impute.NewStats(c, benchSlots)
@@ -190,16 +196,9 @@ func BenchmarkImputeRealLog(b *testing.B) {
 // second of the log pass and the seconds of the plan (Γ included).
 func BenchmarkEvaluateRealLog(b *testing.B) {
 	ds, pf := benchRealLog(b)
-	s := Setup{Slots: benchSlots, Policy: pf}
 	var open func() *data.LogReader
 	for range b.N {
-		c, gc, err := s.Policies(context.Background(), ds, Options{}, impute.GammaOptions{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if open == nil {
-			open = benchLog(b, ds, c, gc)
-		}
+		c, gc := benchPolicies(b, ds, pf, &open)
 		start := time.Now()
 		first := []int32{0, 1, 2, 3, 4}
 		target, err := offpolicy.NewDeterministicTarget("first", c, benchSlots, func(int) []int32 { return first })

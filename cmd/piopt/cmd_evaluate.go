@@ -38,7 +38,9 @@ of slates drawn by another policy, each with one page-level reward. The target
 policy shows its top L candidates (--target: feature:K, model:PATH — a PI-OPT
 model builds its slot-action slates —, tree:SUBSET or lasso:SUBSET fitted to the
 labels). The logging policy, its rank source, the candidates and the slots come
-from the log's header (flags must agree with it).
+from the log's header (flags must agree with it), or, for a log from your own
+logger, from the policy file its header names (policy=, or --policy FILE): a
+logging policy per context QID or QID@TAG, whose candidates the target ranks.
 
    piopt evaluate --data Fold1/test.txt --logs test.log --target model:pi.model \
                   --estimators pi,wpi,ips,wips,dm --delta 0.05 --json est.json

@@ -41,7 +41,14 @@ after a header line "# piopt-targets v1 key=value ...". Γ† is the paper's clo
 form for uniform logging and an exact structured pseudoinverse for pa and eps
 mixtures. Rows weigh 1/(L·m) (every query 1 in total) or, with --per-sample, n_x.
 
+A log from your own logger names a policy file (header policy=, or --policy):
+the logging policy of every context QID or QID@TAG (uniform, pa:ALPHA,
+pl:TAU over scores, an explicit slates distribution, eps: mixtures). Each
+logged context gets its own φ̄_x, and a row (qid, doc, slot) averages them over
+the impressions whose context lists the doc.
+
    piopt impute --data Fold1/train.txt --logs train.log --out train.targets
+   piopt impute --data train.txt --doc-ids comment --logs prod.log --policy prod.policy --out prod.targets
    piopt impute --data Fold1/train.txt --simulate 10000000 --metric ndcg --seed 1 \
                 --slots 3 --logging uniform --out train.targets`,
 		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),

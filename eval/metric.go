@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"strings"
 )
 
@@ -173,36 +172,6 @@ func RandomNDCG(labels []uint8, k int, c Conventions) float64 {
 		disc += c.Discount.At(j)
 	}
 	return mean * disc / ideal
-}
-
-// RandomERR estimates the expected ERR@k of a uniformly random slate of one
-// query by Monte Carlo with n slates drawn from rng, returning the mean and
-// its standard error.
-func RandomERR(labels []uint8, k int, c Conventions, n int, rng *rand.Rand) (mean, stderr float64) {
-	m := len(labels)
-	l := min(k, m)
-	perm := make([]int32, m)
-	for i := range perm {
-		perm[i] = int32(i)
-	}
-	var sum, sum2 float64
-	for range n {
-		// Partial Fisher–Yates: the first l entries are a uniform ordered
-		// sample without repetition.
-		for j := 0; j < l; j++ {
-			t := j + rng.IntN(m-j)
-			perm[j], perm[t] = perm[t], perm[j]
-		}
-		e := ERR(labels, perm[:l], k, c)
-		sum += e
-		sum2 += e * e
-	}
-	mean = sum / float64(n)
-	if n > 1 {
-		v := (sum2 - float64(n)*mean*mean) / float64(n-1)
-		stderr = math.Sqrt(math.Max(v, 0) / float64(n))
-	}
-	return mean, stderr
 }
 
 // Kind names a slate metric.

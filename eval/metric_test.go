@@ -3,7 +3,6 @@ package eval
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"testing"
 )
 
@@ -111,21 +110,6 @@ func TestRandomNDCGIsExactExpectation(t *testing.T) {
 				t.Errorf("labels %v %v: RandomNDCG = %.15g, brute force %.15g", labels, disc, got, want)
 			}
 		}
-	}
-}
-
-func TestRandomERRWithinStandardError(t *testing.T) {
-	labels := []uint8{2, 0, 1, 3, 0, 4, 1}
-	c := Conventions{MaxRel: 4}
-	sum, n := 0.0, 0
-	slates(len(labels), 3, func(s []int32) { sum += ERR(labels, s, 3, c); n++ })
-	want := sum / float64(n)
-	got, se := RandomERR(labels, 3, c, 200000, rand.New(rand.NewPCG(1, 2)))
-	if se <= 0 || se > 1e-3 {
-		t.Fatalf("standard error %g out of range", se)
-	}
-	if math.Abs(got-want) > 4*se {
-		t.Fatalf("RandomERR = %g ± %g, exact %g", got, se, want)
 	}
 }
 

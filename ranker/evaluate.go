@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"strconv"
 	"text/tabwriter"
 
@@ -19,8 +18,9 @@ import (
 // PolicyRandom names uniformly random slates in reports.
 const PolicyRandom = "random"
 
-// DefaultRandomSamples is the number of Monte Carlo slates per query behind
-// random ERR.
+// DefaultRandomSamples was the number of Monte Carlo slates per query behind
+// random ERR. Random ERR is now exact (eval.RandomERR), so the value is only
+// recorded in reports (random_samples), kept for old configurations.
 const DefaultRandomSamples = 1000
 
 // EvalOptions control Evaluate.
@@ -34,10 +34,12 @@ type EvalOptions struct {
 	Metrics []eval.Kind
 	// Conventions of the metrics.
 	Conventions eval.Conventions
-	// RandomSamples is the number of random slates per query behind random
-	// ERR; 0 means DefaultRandomSamples. (Random NDCG is exact.)
+	// RandomSamples is unused: random ERR, like random NDCG, is the exact
+	// expectation. It is kept for old configurations and recorded in the
+	// report; 0 means DefaultRandomSamples.
 	RandomSamples int
-	// Seed of random ERR's Monte Carlo.
+	// Seed is unused (random ERR used to be a Monte Carlo estimate); it is
+	// kept for old configurations and recorded in the report.
 	Seed uint64
 	// Threads for inference; 0 means all cores. Results do not depend on it.
 	Threads int
@@ -69,14 +71,14 @@ type Report struct {
 	// Rankings maps a model policy to its slates.
 	Rankings map[string]*Ranking
 	// Mean maps a metric name ("ndcg@3") and a policy to the mean over
-	// queries; random NDCG is the exact expectation, random ERR a Monte
-	// Carlo estimate.
+	// queries; random NDCG and random ERR are exact expectations.
 	Mean map[string]map[string]float64
 	// PerQuery maps a metric name and a policy to the values per query, in
 	// dataset order.
 	PerQuery map[string]map[string][]float64
 	// RandomStderr maps a metric name to the standard error of random's
-	// mean (0 for NDCG, which is exact).
+	// mean: always 0, since random NDCG and ERR are exact. It is kept for the
+	// JSON summary's err@ℓ_random_stderr key.
 	RandomStderr map[string]float64
 	// GreedyVsExact compares the two slate methods on the PI-OPT model;
 	// nil without one.
@@ -116,9 +118,8 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 		}
 	}
 	rep.Policies = append(rep.Policies, PolicyRandom)
-	rng := rand.New(rand.NewPCG(opt.Seed, 0x2545f4914f6cdd1d))
 	for _, met := range rep.Metrics {
-		rep.score(ds, met, rng)
+		rep.score(ds, met)
 	}
 	return rep, nil
 }
@@ -181,9 +182,9 @@ func (rep *Report) rankModel(ctx context.Context, ds *data.Dataset, m *Model, na
 }
 
 // score fills the report's per-query values and means of metric met for
-// every model policy and for uniformly random slates (random NDCG exact,
-// random ERR by Monte Carlo from rng, queries in order).
-func (rep *Report) score(ds *data.Dataset, met eval.Metric, rng *rand.Rand) {
+// every model policy and for uniformly random slates (exact expectations,
+// so random's standard error is 0).
+func (rep *Report) score(ds *data.Dataset, met eval.Metric) {
 	nq := ds.NumQueries()
 	name := met.Name()
 	rep.Mean[name] = map[string]float64{}
@@ -199,13 +200,10 @@ func (rep *Report) score(ds *data.Dataset, met eval.Metric, rng *rand.Rand) {
 		rep.Mean[name][p], _ = eval.MeanStd(v)
 	}
 	v := make([]float64, nq)
-	var se2 float64
 	for q := range v {
 		labels := ds.QueryLabels(q)
 		if met.Kind == eval.KindERR {
-			var se float64
-			v[q], se = eval.RandomERR(labels, rep.Slots, met.Conventions, rep.RandomSamples, rng)
-			se2 += se * se
+			v[q] = eval.RandomERR(labels, rep.Slots, met.Conventions)
 		} else {
 			v[q] = eval.RandomNDCG(labels, rep.Slots, met.Conventions)
 		}
@@ -213,9 +211,6 @@ func (rep *Report) score(ds *data.Dataset, met eval.Metric, rng *rand.Rand) {
 	rep.PerQuery[name][PolicyRandom] = v
 	rep.Mean[name][PolicyRandom], _ = eval.MeanStd(v)
 	rep.RandomStderr[name] = 0
-	if nq > 0 {
-		rep.RandomStderr[name] = math.Sqrt(se2) / float64(nq)
-	}
 }
 
 // SlateComparison compares the greedy and the exact slates of one PI-OPT
@@ -347,7 +342,9 @@ func (o object) MarshalJSON() ([]byte, error) {
 //	   "ndcg@3": {"greedy": .., "exact": ..}, "err@3": {...}}}
 //
 // Policies appear in Policies order; greedy_vs_exact only with a PI-OPT
-// model. Per-query values are not part of it (WritePerQuery).
+// model. Per-query values are not part of it (WritePerQuery). Random ERR is
+// exact, so err@3_random_stderr is 0 and random_samples and seed are only
+// recorded; all three are kept for compatibility.
 func (r *Report) MarshalJSON() ([]byte, error) {
 	o := object{
 		{"data", r.Data},
@@ -401,8 +398,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 // WritePerQuery writes the per-query metric values as tab-separated text:
 // a header line `qid docs ndcg@3:pi-opt ndcg@3:sup ndcg@3:random err@3:...`
 // (metric:policy columns, metrics then policies in report order) and one line
-// per query in dataset order. Random columns are expectations (NDCG exact,
-// ERR by Monte Carlo).
+// per query in dataset order. Random columns are exact expectations.
 func WritePerQuery(w io.Writer, ds *data.Dataset, r *Report) error {
 	var line []byte
 	line = append(line, "qid\tdocs"...)

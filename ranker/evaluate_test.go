@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -15,7 +16,8 @@ import (
 	"github.com/piopt/piopt/features"
 )
 
-// exactRandomERR enumerates every ordered slate of min(k, m) documents.
+// exactRandomERR enumerates every ordered slate of min(k, m) documents: an
+// independent check of eval.RandomERR.
 func exactRandomERR(labels []uint8, k int, c eval.Conventions) float64 {
 	m := len(labels)
 	l := min(k, m)
@@ -79,21 +81,29 @@ func TestEvaluate(t *testing.T) {
 			t.Errorf("%s err@3 %v, want %v", p, got, er/6)
 		}
 	}
-	// Random: exact NDCG; ERR within 4 standard errors of the enumeration.
+	// Random: exact NDCG and ERR, per query and in the mean.
 	var nd, er float64
 	for q := range ds.NumQueries() {
 		nd += eval.RandomNDCG(ds.QueryLabels(q), 3, conv)
-		er += exactRandomERR(ds.QueryLabels(q), 3, conv)
+		e := exactRandomERR(ds.QueryLabels(q), 3, conv)
+		er += e
+		if got := rep.PerQuery["err@3"]["random"][q]; math.Abs(got-e) > 1e-12 {
+			t.Errorf("query %d: random err@3 %v, enumeration %v", q, got, e)
+		}
 	}
 	if got := rep.Mean["ndcg@3"]["random"]; math.Abs(got-nd/6) > 1e-12 {
 		t.Errorf("random ndcg@3 %v, want %v", got, nd/6)
 	}
-	se := rep.RandomStderr["err@3"]
-	if got := rep.Mean["err@3"]["random"]; se <= 0 || se > 0.01 || math.Abs(got-er/6) > 4*se {
-		t.Errorf("random err@3 %v ± %v, exact %v", got, se, er/6)
+	if got := rep.Mean["err@3"]["random"]; math.Abs(got-er/6) > 1e-12 {
+		t.Errorf("random err@3 %v, enumeration %v", got, er/6)
 	}
-	if rep.RandomStderr["ndcg@3"] != 0 {
-		t.Error("random NDCG is exact: stderr must be 0")
+	for _, m := range []string{"ndcg@3", "err@3"} {
+		if se, ok := rep.RandomStderr[m]; !ok || se != 0 {
+			t.Errorf("random %s is exact: stderr %v (present %v), want 0", m, se, ok)
+		}
+	}
+	if rep.RandomSamples != 4000 || rep.Seed != 7 {
+		t.Errorf("random samples %d, seed %d: not recorded", rep.RandomSamples, rep.Seed)
 	}
 	if rep.GreedyVsExact == nil || rep.GreedyVsExact.Queries != 6 {
 		t.Fatalf("greedy vs exact: %+v", rep.GreedyVsExact)
@@ -108,6 +118,20 @@ func TestEvaluate(t *testing.T) {
 	j2, _ := json.Marshal(rep2)
 	if !bytes.Equal(j1, j2) {
 		t.Error("same seed, different summaries")
+	}
+
+	// RandomSamples and Seed are only recorded: random values do not move.
+	rep3, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: conv, Seed: 99, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep3.RandomSamples != DefaultRandomSamples || rep3.Seed != 99 {
+		t.Errorf("random samples %d (want default %d), seed %d", rep3.RandomSamples, DefaultRandomSamples, rep3.Seed)
+	}
+	for _, m := range []string{"ndcg@3", "err@3"} {
+		if !slices.Equal(rep3.PerQuery[m]["random"], rep.PerQuery[m]["random"]) || rep3.Mean[m]["random"] != rep.Mean[m]["random"] {
+			t.Errorf("%s: random values depend on the seed or sample count", m)
+		}
 	}
 }
 
@@ -143,6 +167,9 @@ func TestReportJSON(t *testing.T) {
 			}
 		}
 	}
+	if got["err@3_random_stderr"] != 0.0 || got["random_samples"] != float64(DefaultRandomSamples) || got["seed"] != 0.0 {
+		t.Errorf("random ERR is exact: stderr %v, random_samples %v, seed %v", got["err@3_random_stderr"], got["random_samples"], got["seed"])
+	}
 	c := got["conventions"].(map[string]any)
 	if c["discount"] != "1/log2(j+1)" || c["empty-query-ndcg"] != 0.0 || c["err-maxrel"] != 4.0 {
 		t.Errorf("conventions: %v", c)
@@ -167,7 +194,7 @@ func TestReportJSON(t *testing.T) {
 	if err := rep.WriteTable(&table); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(table.String(), "discount=1/log2(j+1) empty-query-ndcg=0 err-maxrel=4") || !strings.Contains(table.String(), "greedy vs exact") {
+	if !strings.Contains(table.String(), "discount=1/log2(j+1) empty-query-ndcg=0 err-maxrel=4") || !strings.Contains(table.String(), "greedy vs exact") || strings.Contains(table.String(), "±") {
 		t.Errorf("table:\n%s", table.String())
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strconv"
 
+	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 
@@ -41,6 +42,13 @@ type Params struct {
 	// improved for this many rounds, and keeps the trees up to the best
 	// round. 0 trains all Trees rounds.
 	EarlyStopping int
+	// SelectBy chooses the best round (and stops early) by the validation
+	// metric (SelectMetric, "" too) or by the estimated value of the
+	// model's slates (SelectValue, PI-OPT only: see SlateValue).
+	SelectBy string
+	// BaseScore is the regression's starting prediction: "mean" (or "",
+	// the weighted mean label) or a number (XGBoost's own default is 0.5).
+	BaseScore string
 }
 
 // Defaults are practical settings: 300 trees of 70 leaves at learning rate
@@ -96,6 +104,17 @@ func (p Params) Validate() error {
 		return fmt.Errorf("--threads %d: must be ≥ 0 (0: all cores)", p.Threads)
 	case p.EarlyStopping < 0:
 		return fmt.Errorf("--early-stopping %d: must be ≥ 0", p.EarlyStopping)
+	}
+	switch p.SelectBy {
+	case "", SelectMetric, SelectValue:
+	default:
+		return fmt.Errorf("--select-by %q: want %s or %s", p.SelectBy, SelectValue, SelectMetric)
+	}
+	if p.SelectBy == SelectValue && p.objective() != ObjectiveRegression {
+		return fmt.Errorf("--select-by %s is for PI-OPT's regression, not %s", SelectValue, p.objective())
+	}
+	if _, err := p.parseBaseScore(); err != nil {
+		return err
 	}
 	switch p.objective() {
 	case ObjectiveRegression, ObjectiveRankNDCG:
@@ -172,6 +191,27 @@ func (p Params) xgbParams(baseScore float64, evalMetric string) []xgboost.Param 
 	return ps
 }
 
+// parseBaseScore reads BaseScore: NaN for the weighted mean.
+func (p Params) parseBaseScore() (v float64, err error) {
+	if p.BaseScore == "" || p.BaseScore == "mean" {
+		return math.NaN(), nil
+	}
+	v, err = strconv.ParseFloat(p.BaseScore, 64)
+	if err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--base-score %q: want mean or a finite number", p.BaseScore)
+	}
+	return v, nil
+}
+
+// baseScore is the starting prediction of a regression on train.
+func (p Params) baseScore(train *features.Matrix) (float64, error) {
+	v, err := p.parseBaseScore()
+	if err != nil || !math.IsNaN(v) {
+		return float64(float32(v)), err
+	}
+	return weightedMean(train), nil
+}
+
 // String describes p as stored in a model's piopt_params attribute.
 func (p Params) String() string {
 	s := fmt.Sprintf("objective=%s trees=%d leaves=%d learning_rate=%s subsample=%s max_bin=%d min_child_weight=%s lambda=%s seed=%d eval_metric=%s",
@@ -179,6 +219,14 @@ func (p Params) String() string {
 		ftoa(p.MinChildWeight), ftoa(p.Lambda), p.Seed, p.metric())
 	if p.EarlyStopping > 0 {
 		s += fmt.Sprintf(" early_stopping=%d", p.EarlyStopping)
+	}
+	// The defaults are left out, so models trained before these settings
+	// existed keep their bytes.
+	if p.SelectBy == SelectValue {
+		s += " select_by=" + SelectValue
+	}
+	if p.BaseScore != "" && p.BaseScore != "mean" {
+		s += " base_score=" + p.BaseScore
 	}
 	return s
 }

@@ -27,14 +27,20 @@ const (
 
 // Round reports one boosting round to the progress function.
 type Round struct {
-	Iter      int     // 0-based round just trained
-	Trees     int     // rounds planned (Params.Trees)
-	Metric    string  // e.g. "rmse", "ndcg@3"
-	Train     float64 // metric on the training matrix
-	Valid     float64 // metric on the validation matrix; NaN without one
-	Best      int     // best validation round so far (-1 without one)
-	BestValid float64 // its metric
-	Elapsed   time.Duration
+	Iter   int     // 0-based round just trained
+	Trees  int     // rounds planned (Params.Trees)
+	Metric string  // e.g. "rmse", "ndcg@3"
+	Train  float64 // metric on the training matrix
+	Valid  float64 // metric on the validation matrix (or the slates' estimated value); NaN without one
+	// ValidMetric names what Valid measures: Metric, or the estimated
+	// value's name (e.g. "pi-ndcg@3") when selecting by value.
+	ValidMetric string
+	// ValidLo and ValidHi are the 95% interval of an estimated value
+	// (selecting by value); NaN otherwise.
+	ValidLo, ValidHi float64
+	Best             int     // best validation round so far (-1 without one)
+	BestValid        float64 // its metric
+	Elapsed          time.Duration
 }
 
 // Timing splits the wall time of Train.
@@ -113,8 +119,19 @@ func weightedMean(m *features.Matrix) float64 {
 // the collector have them once XGBoost has its copy. The validation rows are
 // read in place after every round, never copied.
 func Train(ctx context.Context, train, valid *features.Matrix, p Params, progress func(Round)) (*Model, error) {
+	return TrainSelect(ctx, train, valid, nil, p, progress)
+}
+
+// TrainSelect is Train choosing the best round (and stopping early) by
+// value when p.SelectBy is SelectValue: the estimated value of the slates
+// the model builds on the validation queries (value, made from the targets
+// of valid's rows), never by labels. The model's Metric is value.Name().
+func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
 	if err := checkInputs(train, valid, p); err != nil {
 		return nil, err
+	}
+	if (p.SelectBy == SelectValue) != (value != nil) {
+		return nil, fmt.Errorf("--select-by %s: needs validation targets to estimate slate values from, and only then", SelectValue)
 	}
 	p.Threads = p.threads()
 	if err := ctx.Err(); err != nil {
@@ -127,9 +144,13 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 	var val *validation
 	if valid != nil {
-		if val, err = newValidation(met, valid, p.Threads); err != nil {
+		if val, err = newValidation(met, value, valid, p.Threads); err != nil {
 			return nil, fmt.Errorf("validation matrix: %w", err)
 		}
+	}
+	maximize := met.maximize()
+	if value != nil {
+		maximize = true
 	}
 
 	start := time.Now()
@@ -139,7 +160,13 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	}
 	defer dtrain.Close()
 	m := &Model{Meta: train.Meta, Params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
-	baseScore := weightedMean(train)
+	if value != nil {
+		m.Metric = value.Name()
+	}
+	baseScore, err := p.baseScore(train)
+	if err != nil {
+		return nil, err
+	}
 	bst, err := xgboost.NewBooster(p.xgbParams(baseScore, met.xgboostName()), dtrain)
 	if err != nil {
 		return nil, err
@@ -153,7 +180,7 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 	m.Timing.Matrix = time.Since(start)
 
 	start = time.Now()
-	if err := m.boost(ctx, bst, dtrain, val, met.maximize(), start, progress); err != nil {
+	if err := m.boost(ctx, bst, dtrain, val, maximize, start, progress); err != nil {
 		return nil, err
 	}
 	m.Trained = len(m.History)
@@ -267,10 +294,10 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 		if err != nil {
 			return fmt.Errorf("round %d: %w", it+1, err)
 		}
-		r := Round{Iter: it, Trees: p.Trees, Metric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
-			Best: -1, BestValid: math.NaN()}
+		r := Round{Iter: it, Trees: p.Trees, Metric: p.metric(), ValidMetric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
+			ValidLo: math.NaN(), ValidHi: math.NaN(), Best: -1, BestValid: math.NaN()}
 		if val != nil {
-			if r.Valid, err = val.round(ctx, bst, it); err != nil {
+			if r.Valid, r.ValidLo, r.ValidHi, err = val.round(ctx, bst, it); err != nil {
 				return fmt.Errorf("round %d: %w", it+1, err)
 			}
 			if m.BestIteration < 0 || better(r.Valid, m.BestScore) {

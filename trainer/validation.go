@@ -3,6 +3,7 @@ package trainer
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/data/xgbmodel"
@@ -19,26 +20,39 @@ import (
 // instead of a pass over every value.
 type validation struct {
 	m       *features.Matrix
-	ev      *evaluator // the metric on m's labels
+	ev      *evaluator  // the metric on m's labels
+	sv      *SlateValue // or, selecting by value, the slates' estimated value
 	pred    []float32
 	threads int
 }
 
-func newValidation(met metric, m *features.Matrix, threads int) (*validation, error) {
-	ev, err := newEvaluator(met, m)
-	if err != nil {
-		return nil, err
+// newValidation scores m after every round by sv when not nil, else by met
+// on m's labels.
+func newValidation(met metric, sv *SlateValue, m *features.Matrix, threads int) (*validation, error) {
+	v := &validation{m: m, sv: sv, pred: make([]float32, m.Rows), threads: threads}
+	if sv != nil {
+		if len(sv.target) != m.Rows {
+			return nil, fmt.Errorf("value selection: %d validation targets for %d validation rows", len(sv.target), m.Rows)
+		}
+		return v, nil
 	}
-	return &validation{m: m, ev: ev, pred: make([]float32, m.Rows), threads: threads}, nil
+	var err error
+	v.ev, err = newEvaluator(met, m)
+	return v, err
 }
 
-// round adds round it of bst to the predictions and returns the metric.
-func (v *validation) round(ctx context.Context, bst *xgboost.Booster, it int) (float64, error) {
+// round adds round it of bst to the predictions and returns the metric, or
+// the estimated value with its interval (lo and hi are NaN for a metric).
+func (v *validation) round(ctx context.Context, bst *xgboost.Booster, it int) (val, lo, hi float64, err error) {
 	pred, err := v.add(ctx, bst, it)
 	if err != nil {
-		return 0, err
+		return 0, 0, 0, err
 	}
-	return v.ev.eval(pred), nil
+	if v.sv != nil {
+		e := v.sv.Estimate(pred)
+		return e.Value, e.Lo, e.Hi, nil
+	}
+	return v.ev.eval(pred), math.NaN(), math.NaN(), nil
 }
 
 // validationChunk is the rows one worker walks at a time.

@@ -91,7 +91,7 @@ func TestValidationMatchesXGBoostCache(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer bst.Close()
-			val, err := newValidation(metric{name: "rmse"}, c.valid, 2)
+			val, err := newValidation(metric{name: "rmse"}, nil, c.valid, 2)
 			if err != nil {
 				t.Fatal(err)
 			}

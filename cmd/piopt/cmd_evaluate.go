@@ -22,6 +22,7 @@ func evaluateCommand() *cli.Command {
 		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that drew the log (default: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default: the log's header)"},
 		&cli.IntFlag{Name: "candidates", Usage: "candidates `M` per query of the logging policy", DefaultText: "the log's header"},
+		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage + " (default: the log's header)"},
 		&cli.StringFlag{Name: "metric", Usage: "reward `METRIC` of the log, ndcg or err, for onpolicy (default: the log's header)"},
 		&cli.Float64Flag{Name: "delta", Value: 0.05, Usage: "every interval holds with probability ≥ 1 − `DELTA`"},
 		&cli.IntFlag{Name: "bootstrap", Value: 200, Usage: "Poisson-bootstrap `REPLICATES` (0: no bootstrap interval)"},

@@ -18,16 +18,17 @@ func evaluateSweepCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards and the true value"},
 		&cli.IntFlag{Name: "slots", Value: 5, Usage: "slate length `L`"},
-		&cli.IntFlag{Name: "candidates", Value: 10, Usage: "each query's top `M` docs (by --rank-by, else by position) are its candidates (0: all)"},
+		&cli.IntFlag{Name: "candidates", Value: 10, Usage: "each query's top `M` docs (by --candidates-by, else --rank-by, else by position) are its candidates (0: all)"},
 		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging policy `SPEC`: uniform, pa:ALPHA or eps:E,POLICY"},
 		&cli.StringFlag{Name: "rank-by", Usage: "logging-side ranker `SPEC` (same spellings as --target): candidates and pa ranks"},
+		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage},
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "reward `METRIC`: ndcg or err, at k = L"},
 		&cli.Int64Flag{Name: "samples", Value: 1000000, Usage: "largest log size `N`"},
 		&cli.IntFlag{Name: "runs", Value: 10, Usage: "independent logs `R`"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of run 1; run k uses SEED+k−1, the log `piopt simulate --seed SEED+k−1` writes"},
 		&cli.Int64Flag{Name: "min-samples", Value: 100, Usage: "smallest log size `N` of the grid"},
 		&cli.IntFlag{Name: "points-per-decade", Value: 4, Usage: "grid points `K` per factor 10 of log size"},
-		&cli.IntFlag{Name: "dm-max-train", Value: 50000, Usage: "DM trains on the first min(n/2, `ROWS`) samples at log size n (0: n/2, as the paper; each fit costs seconds per 10^5 rows)"},
+		&cli.IntFlag{Name: "dm-max-train", Usage: "cap DM's training set: at log size n DM trains on the first min(n/2, `ROWS`) samples (0, the default: no cap, n/2 as the paper; a fit costs seconds per 10^5 rows, so a cap such as 50000 shortens large sweeps)"},
 		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to `FILE`"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report with the RMSE chart to `FILE`"},
 	}
@@ -36,7 +37,9 @@ func evaluateSweepCommand() *cli.Command {
 		Usage: "the paper's semi-synthetic evaluation: RMSE of every estimator against the true value as the log grows",
 		Description: `evaluate-sweep runs the protocol of the paper's Sec. 4.1. Every query's top-M
 docs by the logging-side ranker (--rank-by; without it, the first M by
-position) are its candidates; R independent logs of N samples are simulated
+position) are its candidates, or with --candidates-by SPEC the top M by SPEC
+(the paper: tree_title for every logging policy), which --rank-by then only
+orders for pa; R independent logs of N samples are simulated
 with contexts uniform over the queries, slates from the logging policy over
 the candidates and the slate's metric as reward;
 every estimator of the target policy's value (its top L candidates) is computed
@@ -50,8 +53,8 @@ the labels. The table gives the RMSE over the R runs at every log size.
 
 PI and wPI need only Σ r·w and Σ w over a prefix and IPS only its matches,
 so all grid points come from one pass per run; DM is trained at every grid
-point on the first half of the prefix (capped by --dm-max-train) and evaluated
-on the second half.`,
+point on the first half of the prefix (as the paper; --dm-max-train caps
+it) and evaluated on the second half.`,
 		Flags:  append(append(append(flags, opeFlags()...), dataFlags()...), conventionFlags()...),
 		Action: runEvaluateSweep,
 	}
@@ -106,7 +109,7 @@ func runEvaluateSweep(c *cli.Context) error {
 		return err
 	}
 	out := offpolicy.NewSweepReport(offpolicy.SweepSetup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
-		Slots: slots, Candidates: ls.Limit, Logging: ls.Logging.String(), RankBy: ls.RankBy, Target: target.Name(), Samples: n, Runs: runs,
+		Slots: slots, Candidates: ls.Limit, Logging: ls.Logging.String(), RankBy: ls.RankBy, CandidatesBy: ls.CandidatesBy, Target: target.Name(), Samples: n, Runs: runs,
 		DMMaxTrain: c.Int("dm-max-train"), Command: commandLine()}, plan, res)
 	out.WriteTable(os.Stdout)
 	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), DM %.1fs\n",

@@ -20,7 +20,7 @@ import (
 
 func experimentCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "folds", Required: true, Usage: "`DIR` holding Fold1..Fold5/{train,vali,test}.txt (MSLR-WEB10K layout, or piopt synth's output)"},
+		&cli.StringFlag{Name: "folds", Required: true, Usage: "`DIR` holding Fold1..Fold5 (or fold1..fold5), each with train.txt, vali.txt and test.txt (MSLR-WEB10K, LETOR 4.0, piopt synth), trainingset.txt, validationset.txt and testset.txt (LETOR 3.0), or valid.txt for vali.txt; any may be .txt.gz"},
 		&cli.StringFlag{Name: "only-folds", Usage: "run only these fold numbers, e.g. `1,3` (default: every fold found)"},
 		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (the metrics' cut-off)"},
 		&cli.Int64Flag{Name: "samples", Value: 10_000_000, Usage: "logged impressions `N` simulated on each training fold, per metric (the paper: 10^7)"},
@@ -33,6 +33,7 @@ func experimentCommand() *cli.Command {
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},
 		&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "random slates `N` per test query behind random ERR (Monte Carlo; random NDCG is exact)"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: summary.json, report.html, and every stage's cached targets, models and results"},
+		&cli.BoolFlag{Name: "assemble-train", Usage: "fold K without a training file trains on the other folds' test files concatenated from fold K+1 on, wrapping round, leaving out one identical to its own validation or test file: LETOR's rotation, where fold K trains on parts K..K+2 of 5, validates on K+3 and tests on K+4, so this rebuilds its train.txt byte for byte (all 4 other parts would train on the validation set); written once to OUT/foldK/train-assembled-KEY.txt"},
 	}
 	for _, f := range trainFlags() {
 		if f, ok := f.(*cli.IntFlag); ok && f.Name == "early-stopping" {
@@ -40,6 +41,7 @@ func experimentCommand() *cli.Command {
 		}
 		flags = append(flags, f)
 	}
+	flags = append(flags, selectFlags(trainer.SelectValue, "0.5")...)
 	flags = append(flags, dataFlags()...)
 	flags = append(flags, conventionFlags()...)
 	return &cli.Command{
@@ -126,16 +128,11 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 			only = append(only, k)
 		}
 	}
-	folds, err := experiment.FindFolds(c.String("folds"), only)
-	if err != nil {
-		return experiment.Config{}, err
-	}
 	read, err := readOptions(c)
 	if err != nil {
 		return experiment.Config{}, err
 	}
 	cfg := experiment.Config{
-		Folds:         folds,
 		Out:           c.String("out"),
 		Slots:         c.Int("slots"),
 		Samples:       c.Int64("samples"),
@@ -152,7 +149,13 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 	}
 	// Not "return cfg, experimentChoices(…)": Go leaves unspecified
 	// whether cfg is copied before or after the call fills it.
-	err = experimentChoices(c, &cfg)
+	if err = experimentChoices(c, &cfg); err != nil {
+		return cfg, err
+	}
+	// The folds last: assembling a training file (--assemble-train) is
+	// work, done only once every flag has been checked.
+	cfg.Folds, err = experiment.FindFolds(c.String("folds"), only, experiment.FoldOptions{
+		AssembleTrain: c.Bool("assemble-train"), Out: cfg.Out, Log: c.App.ErrWriter, Context: c.Context})
 	return cfg, err
 }
 
@@ -170,6 +173,9 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", cfg.Logging)
 	}
 	if cfg.Params, err = experimentParams(c); err != nil {
+		return err
+	}
+	if cfg.SelectBy, cfg.BaseScore, err = selectChoices(c, cfg.Params); err != nil {
 		return err
 	}
 	if cfg.SupTarget, err = features.ParseSupTarget(c.String("sup-target")); err != nil {

@@ -25,6 +25,7 @@ func imputeCommand() *cli.Command {
 		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that made the log: uniform, pa:ALPHA, eps:E,POLICY (default with --logs: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default with --logs: the log's header)"},
 		&cli.IntFlag{Name: "candidates", Usage: "candidate limit `M` of the logging policy", DefaultText: "with --logs: the log's header"},
+		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage + " (default with --logs: the log's header)"},
 		&cli.BoolFlag{Name: "per-sample", Usage: "weigh each query's rows by its number of impressions (the regression on one target per impression) instead of 1 per query"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "targets `FILE` to write"},
 	}

@@ -80,7 +80,7 @@ func runRank(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if opt.Conventions, err = conventions(c, ds); err != nil {
+	if opt.Conventions, err = rankConventions(c, ds); err != nil {
 		return err
 	}
 	bar := progress.New(os.Stderr, "rank", int64(ds.NumDocs()*len(models)), "docs")
@@ -121,6 +121,25 @@ func rankOptions(c *cli.Context) (ranker.EvalOptions, error) {
 		Seed:          c.Uint64("seed"),
 		Threads:       c.Int("threads"),
 	}, nil
+}
+
+// rankConventions reads the conventions of rank: without --maxrel (or
+// with 0), a --data file of a fold of a LETOR dataset takes the maxrel piopt
+// experiment settles for the whole dataset, saying so on stderr, so that
+// rank and experiment score ERR alike; any other file takes its own highest
+// grade, as every command does.
+func rankConventions(c *cli.Context, ds *data.Dataset) (eval.Conventions, error) {
+	conv, err := conventions(c, ds)
+	if err != nil || c.Int("maxrel") != 0 {
+		return conv, err
+	}
+	mr, note, ok, err := foldMaxRel(c, c.String("data"), ds.MaxLabel())
+	if err != nil || !ok {
+		return conv, err
+	}
+	conv.MaxRel = mr
+	fmt.Fprintln(c.App.ErrWriter, note)
+	return conv, nil
 }
 
 // rankModels loads --model and, when given, --sup-model after it.

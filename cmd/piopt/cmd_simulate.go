@@ -26,7 +26,8 @@ func simulateCommand() *cli.Command {
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`; the same seed gives the same bytes"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "slate log `FILE` to write"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` (feature:K, model:PATH, tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1]) ordering each query's docs for pa and --candidates"},
-		&cli.IntFlag{Name: "candidates", Usage: "keep each query's top `M` docs (by --rank-by, else by position) as candidates; 0 keeps all"},
+		&cli.IntFlag{Name: "candidates", Usage: "keep each query's top `M` docs (by --candidates-by, else --rank-by, else by position) as candidates; 0 keeps all"},
+		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage},
 	}
 	return &cli.Command{
 		Name:  "simulate",
@@ -43,12 +44,23 @@ logging policy, rank source, candidates, seed and dataset, so that impute and
 evaluate can refuse a log that does not match. A query with m < L candidates
 gets slates of m docs. Any prefix of the log is itself an i.i.d. log.
 
+A query's candidates are its top --candidates M docs by --rank-by, which also
+gives pa its rank order (pl its scores). With --candidates-by SPEC they are
+the top M by SPEC instead, and --rank-by only orders them (without --rank-by
+they keep SPEC's order): the paper takes every logging policy's candidates by
+one fixed ranker, tree_title (in the authors' scripts a tree on the url-side
+features: --candidates-by tree:url-side).
+
    piopt simulate --data Fold1/train.txt --slots 3 --metric ndcg \
                   --logging uniform --samples 1000000 --seed 1 --out train.log`,
 		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
 		Action: runSimulate,
 	}
 }
+
+// candidatesByUsage is the usage of --candidates-by, beside every --rank-by.
+const candidatesByUsage = "rank source `SPEC` choosing each query's top --candidates documents (default: --rank-by); " +
+	"the paper takes them by tree_title for every logging policy"
 
 // simulationMetric reads the reward metric of a simulation (simulate,
 // impute --simulate, evaluate-sweep) at cut-off slots.

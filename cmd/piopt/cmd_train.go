@@ -21,6 +21,7 @@ func trainCommand() *cli.Command {
 		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regression `TARGET`: gain (2^rel − 1, the paper's SUP) or relevance (the grade, SUP-rel)"},
 		&cli.StringFlag{Name: "objective", Value: trainer.ObjectiveRegression, Usage: "`OBJECTIVE`: reg:squarederror, or rank:ndcg on the labels (the LambdaMART anchor)"},
 		&cli.StringFlag{Name: "eval-metric", Usage: "validation `METRIC` (default: rmse; ndcg@3 for rank:ndcg)"},
+		&cli.StringFlag{Name: "json", Usage: "also write every round's training and validation values (and the value estimate's interval) to `FILE`"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "model `FILE` to write: XGBoost JSON for a .json name, else XGBoost's legacy binary (what leaves reads)"},
 	}
 	return &cli.Command{
@@ -50,7 +51,7 @@ The LambdaMART anchor ranks with rank:ndcg on the labels, query by query:
 
 The same seed gives the same model bytes, whatever --threads. Progress (round,
 training and validation loss, ETA) shows on a terminal.`,
-		Flags:  append(append(flags, trainFlags()...), dataFlags()...),
+		Flags:  append(append(append(flags, trainFlags()...), selectFlags(trainer.SelectMetric, "mean")...), dataFlags()...),
 		Action: runTrain,
 	}
 }
@@ -65,6 +66,9 @@ func runTrain(c *cli.Context) error {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, res)
+	if path := c.String("json"); path != "" {
+		return writeJSON(path, res.JSON())
+	}
 	return nil
 }
 
@@ -76,6 +80,13 @@ func trainConfig(c *cli.Context) (training.Config, error) {
 	}
 	p.Objective = c.String("objective")
 	p.EvalMetric = c.String("eval-metric")
+	p.SelectBy, p.BaseScore = c.String("select-by"), c.String("base-score")
+	if p.SelectBy == trainer.SelectMetric {
+		p.SelectBy = ""
+	}
+	if p.BaseScore == "mean" {
+		p.BaseScore = ""
+	}
 	if err := p.Validate(); err != nil {
 		return training.Config{}, err
 	}
@@ -99,6 +110,8 @@ func trainConfig(c *cli.Context) (training.Config, error) {
 		return training.Config{}, fmt.Errorf("--sup-target needs --sup")
 	case p.EarlyStopping > 0 && validData == "":
 		return training.Config{}, fmt.Errorf("--early-stopping needs --valid-data")
+	case p.SelectBy == trainer.SelectValue && (!pi || validData == ""):
+		return training.Config{}, fmt.Errorf("--select-by value estimates PI-OPT's slates on a validation log: needs PI-OPT's --valid-data and --valid-targets")
 	}
 	kind := features.KindPIOPT
 	if sup {

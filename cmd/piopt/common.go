@@ -6,10 +6,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/experiment"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"
@@ -141,14 +145,104 @@ func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) 
 	return eval.Conventions{Discount: d, EmptyOne: e == 1, MaxRel: mr}, nil
 }
 
+// foldMaxRel returns the ERR maxrel that piopt experiment settles for the
+// dataset the LETOR file at path belongs to, with a line saying so, when
+// path is one of the files of fold K (FoldK/train.txt, vali.txt, test.txt
+// and the other names and .gz forms experiment.FindFolds takes) of a folder
+// of fold folders, as FindFolds finds them: the highest
+// grade of every fold's train and test files (experiment.DatasetMaxRel),
+// read by scanning their first fields, or own, the highest grade of the
+// file itself, when higher (a validation file's). ok is false for any other
+// file, which keeps its own highest grade. An unreadable or bad grade in
+// another fold's file is an error: experiment would stop on it too.
+func foldMaxRel(c *cli.Context, path string, own int) (maxrel int, note string, ok bool, err error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return 0, "", false, nil
+	}
+	foldDir := filepath.Dir(abs)
+	name := filepath.Base(foldDir)
+	k, isFold := 0, false
+	for _, prefix := range []string{"Fold", "fold"} {
+		if n, err := strconv.Atoi(strings.TrimPrefix(name, prefix)); err == nil && name == prefix+strconv.Itoa(n) {
+			k, isFold = n, true
+		}
+	}
+	if !isFold {
+		return 0, "", false, nil
+	}
+	root := filepath.Dir(foldDir)
+	folds, err := experiment.FindFolds(root, nil, experiment.FoldOptions{})
+	if err != nil {
+		return 0, "", false, nil
+	}
+	self, ok := inFold(folds, k, path)
+	if !ok {
+		return 0, "", false, nil
+	}
+	opt, err := readOptions(c)
+	if err != nil {
+		return 0, "", false, err
+	}
+	ctx := c.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// As given when path names its fold folder, else absolute.
+	shown := root
+	if clean := filepath.Clean(path); filepath.Base(filepath.Dir(clean)) == name {
+		shown = filepath.Dir(filepath.Dir(clean))
+	}
+	highest, err := experiment.DatasetMaxRel(ctx, folds, func(p string) (int, error) {
+		if p == self {
+			return own, nil // loaded already
+		}
+		return experiment.ScanMaxLabel(ctx, p, opt.MaxLabel)
+	})
+	if err != nil {
+		return 0, "", false, fmt.Errorf("maxrel of the folds under %s, as experiment takes it (--maxrel to give one): %w", shown, err)
+	}
+	folders := fmt.Sprintf("%d folds", len(folds))
+	if len(folds) == 1 {
+		folders = "1 fold"
+	}
+	if own > highest {
+		return own, fmt.Sprintf("maxrel %d: highest grade of %s, above the %d of the train and test files of the %s under %s that experiment takes (--maxrel to override)",
+			own, path, highest, folders, shown), true, nil
+	}
+	return highest, fmt.Sprintf("maxrel %d: highest grade of the train and test files of the %s under %s, as experiment takes it (--maxrel to override)",
+		highest, folders, shown), true, nil
+}
+
+// inFold returns the one of fold k's files that the file at path is, as
+// folds name it.
+func inFold(folds []experiment.Fold, k int, path string) (string, bool) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", false
+	}
+	for _, f := range folds {
+		if f.Number != k {
+			continue
+		}
+		for _, p := range []string{f.Train, f.Vali, f.Test} {
+			if pst, err := os.Stat(p); err == nil && os.SameFile(st, pst) {
+				return p, true
+			}
+		}
+	}
+	return "", false
+}
+
 // setupFlags reads the logging-setup flags (--slots, --logging, --rank-by,
-// --candidates, --metric) that a command defines.
+// --candidates, --candidates-by, --metric) that a command defines.
 func setupFlags(c *cli.Context) policy.Flags {
 	return policy.Flags{
 		Slots: c.Int("slots"), Logging: c.String("logging"), RankBy: c.String("rank-by"),
-		Candidates: c.Int("candidates"), Metric: c.String("metric"), Policy: c.String("policy"),
+		Candidates: c.Int("candidates"), CandidatesBy: c.String("candidates-by"),
+		Metric: c.String("metric"), Policy: c.String("policy"),
 		SlotsSet: c.IsSet("slots"), LoggingSet: c.IsSet("logging"), RankBySet: c.IsSet("rank-by"),
-		CandidatesSet: c.IsSet("candidates"), MetricSet: c.IsSet("metric"),
+		CandidatesSet: c.IsSet("candidates"), CandidatesBySet: c.IsSet("candidates-by"), MetricSet: c.IsSet("metric"),
 	}
 }
 

@@ -64,3 +64,34 @@ func trainParams(c *cli.Context) (trainer.Params, error) {
 	}
 	return p, p.Validate()
 }
+
+// selectFlags are PI-OPT's model-selection flags, with the command's
+// defaults: experiment selects by value from 0.5 (README, "Choosing
+// PI-OPT's trees"), train keeps the validation loss from the mean.
+func selectFlags(selectBy, baseScore string) []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "select-by", Value: selectBy, Usage: "`CRITERION` choosing PI-OPT's best round (and stopping early): value (the PI estimate of its slates' value on the validation log; no label read) or rmse (validation loss on the imputed targets)"},
+		&cli.StringFlag{Name: "base-score", Value: baseScore, Usage: "PI-OPT's starting prediction `B`: mean (the weighted mean target) or a number (XGBoost's own default is 0.5)"},
+	}
+}
+
+// selectChoices reads selectFlags for PI-OPT trained with p: value needs a
+// validation set, so without early stopping it falls back to the metric.
+func selectChoices(c *cli.Context, p trainer.Params) (selectBy, baseScore string, err error) {
+	selectBy, baseScore = c.String("select-by"), c.String("base-score")
+	q := p
+	q.SelectBy, q.BaseScore = selectBy, baseScore
+	if err := q.Validate(); err != nil {
+		return "", "", err
+	}
+	if selectBy == trainer.SelectMetric || (selectBy == trainer.SelectValue && p.EarlyStopping == 0 && !c.IsSet("select-by")) {
+		selectBy = ""
+	}
+	if selectBy == trainer.SelectValue && p.EarlyStopping == 0 {
+		return "", "", fmt.Errorf("--select-by value chooses among rounds on a validation log: give --early-stopping N")
+	}
+	if baseScore == "mean" {
+		baseScore = ""
+	}
+	return selectBy, baseScore, nil
+}

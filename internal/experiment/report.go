@@ -34,8 +34,33 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "(mean ± std over %d folds; %s)\n", len(s.Folds), s.Conventions.Text)
-	return err
+	if _, err := fmt.Fprintf(w, "(mean ± std over %d folds; %s)\n", len(s.Folds), s.Conventions.Text); err != nil {
+		return err
+	}
+	for _, n := range s.Notes {
+		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// SeedNote says which results --seed changes when it changes neither SUP
+// nor LambdaMART: XGBoost draws random numbers only to subsample rows (piopt
+// samples no columns), and the pairs of its rank:ndcg objective come from a
+// stream seeded by the round, not by its seed (XGBoost 1.7). So with
+// --subsample 1 a run of several seeds varies PI-OPT's simulated logs and
+// random ERR's slates, and repeats SUP and LambdaMART (checked: SUP and
+// LambdaMART models trained with seeds 1 and 2 give the same scores).
+const SeedNote = "with --subsample 1 SUP and LambdaMART do not depend on --seed; only PI-OPT's simulated log (and random slates) do"
+
+// notes are the lines printed under the table.
+func (r *runner) notes() []string {
+	var n []string
+	if r.cfg.Params.Subsample >= 1 {
+		n = append(n, SeedNote)
+	}
+	return n
 }
 
 // HTML renders the self-contained report: the table, a bar chart of the

@@ -51,7 +51,10 @@ type SweepConfig struct {
 	Estimators Estimators
 	Regressors map[string]Regressor
 	// DMMaxTrain caps the rows DM trains on at grid point n: the first
-	// min(n/2, DMMaxTrain) samples (0: no cap, n/2 as the paper).
+	// min(n/2, DMMaxTrain) samples. 0, the zero value and evaluate-sweep's
+	// default, is no cap: the first n/2, as the paper. Fit time and memory
+	// grow with it: a run being fitted holds a design matrix of
+	// min(Samples/2, cap) × Slots × features float32 (XGBoost copies it).
 	DMMaxTrain int
 	// Threads bounds the runs simulated (and DM-fitted) at once (0: all
 	// cores). Results do not depend on it. The Regressors should share the

@@ -20,50 +20,54 @@ type SweepSetup struct {
 	Candidates int // per query (0: all)
 	Logging    string
 	RankBy     string // logging-side ranker ("" for document order)
-	Target     string
-	Samples    int64 // largest log size
-	Runs       int
-	DMMaxTrain int
-	Command    string // the command line, for the record
+	// CandidatesBy is the ranker choosing the candidates, which RankBy
+	// then orders ("": RankBy chooses them).
+	CandidatesBy string
+	Target       string
+	Samples      int64 // largest log size
+	Runs         int
+	DMMaxTrain   int
+	Command      string // the command line, for the record
 }
 
 // SweepReport is the JSON summary of piopt evaluate-sweep: the setup, the
 // plan's σ² and ρ, and the RMSE, bias and standard deviation of every
 // estimator on the grid of log sizes.
 type SweepReport struct {
-	Data        string                 `json:"data"`
-	Queries     int                    `json:"queries"`
-	Conventions ranker.ConventionsJSON `json:"conventions"`
-	Metric      string                 `json:"metric"`
-	Slots       int                    `json:"slots"`
-	Candidates  int                    `json:"candidates"`
-	Logging     string                 `json:"logging"`
-	RankBy      string                 `json:"rank_by"`
-	Target      string                 `json:"target"`
-	Samples     int64                  `json:"samples"`
-	Runs        int                    `json:"runs"`
-	Seeds       []uint64               `json:"seeds"`
-	TrueValue   Float                  `json:"true_value"`
-	Sigma2      Float                  `json:"sigma2"`
-	Rho         Float                  `json:"rho"`
-	IPSSigma2   Float                  `json:"ips_sigma2"`
-	IPSRho      Float                  `json:"ips_rho"`
-	Grid        []int64                `json:"grid"`
-	Estimators  []string               `json:"estimators"`
-	RMSE        map[string][]Float     `json:"rmse"`
-	Bias        map[string][]Float     `json:"bias"`
-	Std         map[string][]Float     `json:"std"`
-	Values      map[string][][]Float   `json:"values"`
-	DMMaxTrain  int                    `json:"dm_max_train"`
-	Gamma       []GammaInfo            `json:"gamma"`
-	Command     string                 `json:"command"`
+	Data         string                 `json:"data"`
+	Queries      int                    `json:"queries"`
+	Conventions  ranker.ConventionsJSON `json:"conventions"`
+	Metric       string                 `json:"metric"`
+	Slots        int                    `json:"slots"`
+	Candidates   int                    `json:"candidates"`
+	Logging      string                 `json:"logging"`
+	RankBy       string                 `json:"rank_by"`
+	CandidatesBy string                 `json:"candidates_by,omitempty"`
+	Target       string                 `json:"target"`
+	Samples      int64                  `json:"samples"`
+	Runs         int                    `json:"runs"`
+	Seeds        []uint64               `json:"seeds"`
+	TrueValue    Float                  `json:"true_value"`
+	Sigma2       Float                  `json:"sigma2"`
+	Rho          Float                  `json:"rho"`
+	IPSSigma2    Float                  `json:"ips_sigma2"`
+	IPSRho       Float                  `json:"ips_rho"`
+	Grid         []int64                `json:"grid"`
+	Estimators   []string               `json:"estimators"`
+	RMSE         map[string][]Float     `json:"rmse"`
+	Bias         map[string][]Float     `json:"bias"`
+	Std          map[string][]Float     `json:"std"`
+	Values       map[string][][]Float   `json:"values"`
+	DMMaxTrain   int                    `json:"dm_max_train"`
+	Gamma        []GammaInfo            `json:"gamma"`
+	Command      string                 `json:"command"`
 }
 
 // NewSweepReport gathers the report of a sweep planned by p.
 func NewSweepReport(s SweepSetup, p *Plan, res *SweepResult) *SweepReport {
 	out := &SweepReport{
 		Data: s.Data, Queries: s.Queries, Conventions: ranker.NewConventionsJSON(s.Metric.Conventions), Metric: s.Metric.Name(),
-		Slots: s.Slots, Candidates: s.Candidates, Logging: s.Logging, RankBy: s.RankBy, Target: s.Target, Samples: s.Samples, Runs: s.Runs,
+		Slots: s.Slots, Candidates: s.Candidates, Logging: s.Logging, RankBy: s.RankBy, CandidatesBy: s.CandidatesBy, Target: s.Target, Samples: s.Samples, Runs: s.Runs,
 		Seeds: res.Seeds, TrueValue: Float(res.TrueValue), Sigma2: Float(p.Sigma2), Rho: Float(p.Rho()),
 		IPSSigma2: Float(p.IPSSigma2), IPSRho: Float(p.IPSMax), Grid: res.Grid, Estimators: res.Names,
 		RMSE: map[string][]Float{}, Bias: map[string][]Float{}, Std: map[string][]Float{},
@@ -90,10 +94,22 @@ func floats(xs []float64) []Float {
 func (s *SweepReport) setupLines() []string {
 	return []string{
 		fmt.Sprintf("data %s (%d queries), reward %s (%s)", s.Data, s.Queries, s.Metric, s.Conventions.Text),
-		fmt.Sprintf("candidates: top %d by %s; %d slots; logging %s; target %s", s.Candidates, orNone(s.RankBy), s.Slots, s.Logging, s.Target),
+		fmt.Sprintf("candidates: top %d by %s; %d slots; logging %s; target %s", s.Candidates, s.candidatesSource(), s.Slots, s.Logging, s.Target),
 		fmt.Sprintf("V(π) = %.6f   PI: σ² = %.4g, ρ = %.4g   IPS: σ² = %.4g, ρ = %.4g", float64(s.TrueValue), float64(s.Sigma2), float64(s.Rho), float64(s.IPSSigma2), float64(s.IPSRho)),
 		fmt.Sprintf("%d runs, seeds %d..%d, up to %d samples", s.Runs, s.Seeds[0], s.Seeds[len(s.Seeds)-1], s.Samples),
 	}
+}
+
+// candidatesSource names the ranker choosing the candidates, and the one
+// ordering them when it differs.
+func (s *SweepReport) candidatesSource() string {
+	if s.CandidatesBy == "" {
+		return orNone(s.RankBy)
+	}
+	if s.RankBy == "" || s.RankBy == s.CandidatesBy {
+		return s.CandidatesBy
+	}
+	return s.CandidatesBy + " in " + s.RankBy + "'s order"
 }
 
 func orNone(s string) string {
@@ -153,7 +169,7 @@ func (s *SweepReport) HTML() []byte {
 	}
 	p.Figure(report.LogLogChart(series, report.Title(fmt.Sprintf("RMSE of the estimates of V(π) = %.4f, %d runs", float64(s.TrueValue), s.Runs)),
 		report.XLabel("logged samples n"), report.YLabel("RMSE")),
-		fmt.Sprintf("Logging %s on the top %d candidates by %s, target %s, %d slots.", s.Logging, s.Candidates, orNone(s.RankBy), s.Target, s.Slots))
+		fmt.Sprintf("Logging %s on the top %d candidates by %s, target %s, %d slots.", s.Logging, s.Candidates, s.candidatesSource(), s.Target, s.Slots))
 	header := append([]string{"n"}, s.Estimators...)
 	p.Heading(2, "RMSE")
 	p.Table(header, s.gridRows(s.RMSE))

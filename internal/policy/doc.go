@@ -4,7 +4,10 @@
 //   - Setup, the logging side: a logging policy μ (impute.Logging), the rank
 //     source that orders each query's documents, the candidate limit M that
 //     keeps each query's top M documents as its candidates A(x), and the
-//     slate length ℓ. It is parsed from flags, written to and read from a
+//     slate length ℓ. Optionally a second rank source (CandidatesBy) chooses
+//     the top M instead, the rank source then only ordering them, as the
+//     paper takes every logging policy's candidates by one fixed ranker.
+//     It is parsed from flags, written to and read from a
 //     slate log's header (checking the flags against it), and resolved to
 //     impute.Candidates. simulate, impute, evaluate, evaluate-sweep and the
 //     experiment all go through it.

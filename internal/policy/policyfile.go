@@ -11,7 +11,6 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/ranker"
 )
 
 // readPolicySetup completes ReadSetup for a log whose logging policy is a
@@ -21,7 +20,7 @@ func readPolicySetup(lr *data.LogReader, f Flags, s Setup, metric string) (Setup
 	for _, kv := range []struct {
 		set  bool
 		name string
-	}{{f.LoggingSet, "logging"}, {f.RankBySet, "rank-by"}, {f.CandidatesSet, "candidates"}} {
+	}{{f.LoggingSet, "logging"}, {f.RankBySet, "rank-by"}, {f.CandidatesSet, "candidates"}, {f.CandidatesBySet, "candidates-by"}} {
 		if kv.set {
 			return Setup{}, "", fmt.Errorf("--%s: the log's policy file gives the logging policy; leave --%s out", kv.name, kv.name)
 		}
@@ -46,7 +45,7 @@ func readPolicySetup(lr *data.LogReader, f Flags, s Setup, metric string) (Setup
 		return Setup{}, "", &data.ParseError{File: pf.Name, Line: 1, Err: data.Errorf(data.ErrHeader, "slots=%d but the log %s has slots=%d",
 			pf.Slots, lr.Name(), s.Slots)}
 	}
-	s.Policy, s.RankBy = pf, ""
+	s.Policy, s.RankBy, s.CandidatesBy = pf, "", ""
 	lr.SetContexts()
 	return s, metric, nil
 }
@@ -149,17 +148,14 @@ func entryDist(e *data.PolicyEntry, scores []float64, l int) (*impute.Dist, erro
 }
 
 // rank scores and orders every query's documents by the rank source and
-// keeps the top Limit as candidates.
+// keeps the top Limit as candidates (the top Limit by CandidatesBy, when
+// set, in the rank source's order).
 func (s Setup) rank(ctx context.Context, ds *data.Dataset, opt Options) ([]float64, *impute.Candidates, error) {
-	src, err := Resolve(s.RankBy, opt)
+	order, scores, err := s.order(ctx, ds, opt, true)
 	if err != nil {
-		return nil, nil, s.rankError(err)
+		return nil, nil, err
 	}
-	scores, err := src.Scores(ctx, ds)
-	if err != nil {
-		return nil, nil, s.rankError(err)
-	}
-	c, err := impute.NewCandidates(ds, ranker.Order(ds, scores), s.Limit)
+	c, err := impute.NewCandidates(ds, order, s.Limit)
 	if err != nil {
 		return nil, nil, s.rankError(err)
 	}

@@ -1,10 +1,12 @@
 package policy
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/piopt/piopt/data"
@@ -26,8 +28,16 @@ type Setup struct {
 	// Limit keeps each query's top Limit documents as its candidates A(x);
 	// 0 keeps all.
 	Limit int
+	// CandidatesBy, when not "", is the rank source (any spelling Resolve
+	// reads) choosing each query's top Limit documents as its candidates
+	// A(x), as the paper takes them by one fixed ranker (tree_title) for
+	// every logging policy; it needs Limit > 0. Within A(x), RankBy then
+	// gives the logging policy's rank order, or, when RankBy is "", the
+	// candidates keep CandidatesBy's order. "" lets RankBy both choose and
+	// order them.
+	CandidatesBy string
 	// Policy, when not nil, gives μ per context instead (a policy file:
-	// Logging, RankBy and Limit are then unused).
+	// Logging, RankBy, Limit and CandidatesBy are then unused).
 	Policy *data.PolicyFile
 
 	// Where the setup was read, so that a failing rank source names the
@@ -40,20 +50,22 @@ type Setup struct {
 // Flags is a setup as spelled on a command line. The *Set fields say which
 // flags the user gave: ReadSetup checks only those against a log's header.
 type Flags struct {
-	Slots      int
-	Logging    string
-	RankBy     string
-	Candidates int
-	Metric     string // reward metric, ndcg or err (ReadSetup only)
-	Policy     string // policy file (ReadSetup only)
+	Slots        int
+	Logging      string
+	RankBy       string
+	Candidates   int
+	CandidatesBy string // rank source choosing the top Candidates documents
+	Metric       string // reward metric, ndcg or err (ReadSetup only)
+	Policy       string // policy file (ReadSetup only)
 
-	SlotsSet, LoggingSet, RankBySet, CandidatesSet, MetricSet bool
+	SlotsSet, LoggingSet, RankBySet, CandidatesSet, CandidatesBySet, MetricSet bool
 }
 
 // ParseSetup reads a setup from flags. The rank source is needed exactly
 // when the logging policy ranks documents (pa); a candidate limit without
-// one keeps each query's first documents by position. RankBy is returned in
-// the canonical spelling Resolve's String gives.
+// one keeps each query's first documents by position. --candidates-by
+// needs a candidate limit. RankBy and CandidatesBy are returned in the
+// canonical spelling Resolve's String gives.
 func ParseSetup(f Flags) (Setup, error) {
 	lg, err := f.check(true, true, true)
 	if err != nil {
@@ -72,6 +84,16 @@ func ParseSetup(f Flags) (Setup, error) {
 			return Setup{}, fmt.Errorf("--rank-by: %w", err)
 		}
 		s.RankBy = src.String()
+	}
+	if f.CandidatesBy != "" {
+		if f.Candidates < 1 {
+			return Setup{}, errors.New("--candidates-by needs --candidates M")
+		}
+		src, err := Resolve(f.CandidatesBy, Options{})
+		if err != nil {
+			return Setup{}, fmt.Errorf("--candidates-by: %w", err)
+		}
+		s.CandidatesBy = src.String()
 	}
 	return s, nil
 }
@@ -117,10 +139,10 @@ func checkSlots(slots int) error {
 }
 
 // ReadSetup reads the setup a slate log's header records and checks the
-// flags that were given (slots, logging, rank-by, candidates, metric)
-// against it. It also returns the log's reward metric: the header's
-// metric= (e.g. "ndcg@3"), or f.Metric when given; "" when neither says.
-// RankBy keeps the header's spelling.
+// flags that were given (slots, logging, rank-by, candidates,
+// candidates-by, metric) against it. It also returns the log's reward
+// metric: the header's metric= (e.g. "ndcg@3"), or f.Metric when given; ""
+// when neither says. RankBy and CandidatesBy keep the header's spelling.
 func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	h := lr.Header()
 	hdrErr := func(err error) error {
@@ -130,7 +152,7 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 		return &data.ParseError{File: lr.Name(), Line: 1,
 			Err: fmt.Errorf("%w: header %s=%s but --%s %s", data.ErrHeader, key, have, key, flag)}
 	}
-	s := Setup{Slots: lr.Slots(), RankBy: h["rank-by"], fromLog: lr.Name()}
+	s := Setup{Slots: lr.Slots(), RankBy: h["rank-by"], CandidatesBy: h["candidates-by"], fromLog: lr.Name()}
 	metric := h["metric"]
 	if f.SlotsSet && f.Slots != s.Slots {
 		return Setup{}, "", mismatch("slots", h["slots"], strconv.Itoa(f.Slots))
@@ -158,14 +180,11 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 			return Setup{}, "", mismatch("logging", h["logging"], f.Logging)
 		}
 	}
-	if f.RankBySet {
-		flag := f.RankBy
-		if src, err := Resolve(flag, Options{}); err == nil {
-			flag = src.String() // compare canonical spellings
-		}
-		if flag != s.RankBy {
-			return Setup{}, "", mismatch("rank-by", s.RankBy, f.RankBy)
-		}
+	if f.RankBySet && canonical(f.RankBy) != s.RankBy {
+		return Setup{}, "", mismatch("rank-by", s.RankBy, f.RankBy)
+	}
+	if f.CandidatesBySet && canonical(f.CandidatesBy) != s.CandidatesBy {
+		return Setup{}, "", mismatch("candidates-by", s.CandidatesBy, f.CandidatesBy)
 	}
 	if s.Limit, _, err = h.Int("candidates"); err != nil {
 		return Setup{}, "", hdrErr(err)
@@ -176,6 +195,9 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	if f.CandidatesSet && f.Candidates != s.Limit {
 		return Setup{}, "", mismatch("candidates", strconv.Itoa(s.Limit), strconv.Itoa(f.Candidates))
 	}
+	if s.CandidatesBy != "" && s.Limit < 1 {
+		return Setup{}, "", hdrErr(fmt.Errorf("candidates-by=%s needs candidates= > 0", s.CandidatesBy))
+	}
 	if metric, err = f.metric(metric, s.Slots); err != nil {
 		return Setup{}, "", mismatch("metric", h["metric"], f.Metric)
 	}
@@ -185,28 +207,87 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	return s, metric, nil
 }
 
+// canonical returns a rank source's canonical spelling, for comparing a
+// flag with a header; a spelling Resolve refuses is returned as given.
+func canonical(spec string) string {
+	if src, err := Resolve(spec, Options{}); err == nil {
+		return src.String()
+	}
+	return spec
+}
+
 // Candidates ranks every query's documents with the setup's rank source
 // (trained with opt when it is a feature-subset regressor; none keeps
-// document order) and keeps each query's top Limit documents. A failing
-// rank source is reported as --rank-by's or the log header's.
+// document order) and keeps each query's top Limit documents, in that
+// order; with CandidatesBy, the top Limit by CandidatesBy instead, in
+// RankBy's order (CandidatesBy's without RankBy). A failing rank source is
+// reported as its flag's or the log header's.
 func (s Setup) Candidates(ctx context.Context, ds *data.Dataset, opt Options) (*impute.Candidates, error) {
-	var order []int32
-	if s.RankBy != "" {
-		src, err := Resolve(s.RankBy, opt)
-		if err != nil {
-			return nil, s.rankError(err)
-		}
-		scores, err := src.Scores(ctx, ds)
-		if err != nil {
-			return nil, s.rankError(err)
-		}
-		order = ranker.Order(ds, scores)
+	order, _, err := s.order(ctx, ds, opt, false)
+	if err != nil {
+		return nil, err
 	}
 	c, err := impute.NewCandidates(ds, order, s.Limit)
 	if err != nil && s.fromLog != "" {
 		return nil, s.rankError(err)
 	}
 	return c, err
+}
+
+// order returns every query's documents in the order whose first Limit
+// are its candidates (ranker.Order's layout; nil is document order), and
+// RankBy's scores (nil without RankBy). Without CandidatesBy that is
+// RankBy's order. With it, a query's top Limit documents by CandidatesBy
+// come first, sorted by their rank under RankBy, then the rest in
+// CandidatesBy's order. scored resolves RankBy even when it is "" (the
+// scores a Plackett–Luce policy needs), so that its absence is reported.
+func (s Setup) order(ctx context.Context, ds *data.Dataset, opt Options, scored bool) ([]int32, []float64, error) {
+	var (
+		order  []int32
+		scores []float64
+	)
+	if s.RankBy != "" || scored {
+		src, err := Resolve(s.RankBy, opt)
+		if err != nil {
+			return nil, nil, s.rankError(err)
+		}
+		if scores, err = src.Scores(ctx, ds); err != nil {
+			return nil, nil, s.rankError(err)
+		}
+		order = ranker.Order(ds, scores)
+	}
+	if s.CandidatesBy == "" {
+		return order, scores, nil
+	}
+	if s.Limit < 1 {
+		return nil, nil, s.candidatesError(fmt.Errorf("candidate limit %d: choosing candidates by a rank source needs a limit ≥ 1", s.Limit))
+	}
+	if s.CandidatesBy == s.RankBy {
+		return order, scores, nil // the top Limit by RankBy, already in its order
+	}
+	src, err := Resolve(s.CandidatesBy, opt)
+	if err != nil {
+		return nil, nil, s.candidatesError(err)
+	}
+	cscores, err := src.Scores(ctx, ds)
+	if err != nil {
+		return nil, nil, s.candidatesError(err)
+	}
+	by := ranker.Order(ds, cscores)
+	if order == nil {
+		return by, scores, nil
+	}
+	rank := make([]int32, len(order)) // rank[lo+d]: doc d's position in RankBy's order
+	for q := range ds.NumQueries() {
+		lo, hi := ds.Query(q)
+		for i, d := range order[lo:hi] {
+			rank[lo+int(d)] = int32(i)
+		}
+		slices.SortFunc(by[lo:lo+min(s.Limit, hi-lo)], func(a, b int32) int {
+			return cmp.Compare(rank[lo+int(a)], rank[lo+int(b)])
+		})
+	}
+	return by, scores, nil
 }
 
 // metric returns the log's reward metric: the header's (e.g. "ndcg@3"),
@@ -219,6 +300,17 @@ func (f Flags) metric(header string, slots int) (string, error) {
 		return "", errors.New("metric mismatch")
 	}
 	return f.Metric, nil
+}
+
+// candidatesError names the origin of the candidates' rank source in err.
+func (s Setup) candidatesError(err error) error {
+	switch {
+	case s.fromLog != "":
+		return fmt.Errorf("%s: header candidates-by=%s: %w", s.fromLog, s.CandidatesBy, err)
+	case s.fromFlags:
+		return fmt.Errorf("--candidates-by: %w", err)
+	}
+	return err
 }
 
 // rankError names the origin of the rank source in err.
@@ -255,6 +347,9 @@ func (s Setup) Header(dataPath string, ds *data.Dataset, m eval.Metric, samples 
 	}
 	if s.Limit > 0 {
 		h["candidates"] = strconv.Itoa(s.Limit)
+	}
+	if s.CandidatesBy != "" {
+		h["candidates-by"] = s.CandidatesBy
 	}
 	return h
 }

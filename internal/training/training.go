@@ -50,6 +50,9 @@ type Result struct {
 	// the files, and building the design matrices.
 	Reading, Building time.Duration
 	trainer.Timing
+	History []trainer.Round // every round trained
+
+	validTargets *data.Targets // PI-OPT's validation targets, for value selection
 }
 
 // String is the one-line summary piopt train prints.
@@ -63,7 +66,16 @@ func (r *Result) String() string {
 	}
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	return s + fmt.Sprintf(", train %s %.6g; reading %s, features %s, XGBoost matrices %s, boosting %s → %s",
-		r.Metric, r.LastTrain, ms(r.Reading), ms(r.Building), ms(r.Matrix), ms(r.Boost), r.Out)
+		r.trainMetric(), r.LastTrain, ms(r.Reading), ms(r.Building), ms(r.Matrix), ms(r.Boost), r.Out)
+}
+
+// trainMetric names the training metric: the validation one, unless the
+// rounds were selected by value.
+func (r *Result) trainMetric() string {
+	if len(r.History) > 0 {
+		return r.History[0].Metric
+	}
+	return r.Metric
 }
 
 // Run trains the model of cfg and saves it to cfg.Out.
@@ -79,10 +91,23 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	// its quantile matrix, which is when the process peaks.
 	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil
 	p := cfg.Params
+	var value *trainer.SlateValue
+	if p.SelectBy == trainer.SelectValue {
+		if res.validTargets == nil {
+			return nil, fmt.Errorf("--select-by value needs PI-OPT validation targets (--valid-data and --valid-targets)")
+		}
+		if value, err = trainer.NewSlateValue(res.validTargets, false); err != nil {
+			return nil, fmt.Errorf("%s: %w", cfg.ValidTargets, err)
+		}
+		res.validTargets = nil
+	}
 	bar := progress.New(cfg.Progress, "train", int64(p.Trees), "rounds")
-	model, err := trainer.Train(ctx, train, valid, p, func(r trainer.Round) {
+	model, err := trainer.TrainSelect(ctx, train, valid, value, p, func(r trainer.Round) {
 		s := fmt.Sprintf("train %s %.5g", r.Metric, r.Train)
-		if !math.IsNaN(r.Valid) {
+		switch {
+		case !math.IsNaN(r.ValidLo):
+			s += fmt.Sprintf(", valid %s %.4f [%.4f, %.4f] (best %.4f @%d)", r.ValidMetric, r.Valid, r.ValidLo, r.ValidHi, r.BestValid, r.Best+1)
+		case !math.IsNaN(r.Valid):
 			s += fmt.Sprintf(", valid %.5g (best %.5g @%d)", r.Valid, r.BestValid, r.Best+1)
 		}
 		bar.Status(s)
@@ -100,19 +125,20 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	res.Best, res.Metric, res.BestScore = model.BestIteration, model.Metric, model.BestScore
 	res.LastTrain = model.History[len(model.History)-1].Train
 	res.Timing = model.Timing
+	res.History = model.History
 	return res, nil
 }
 
 // matrices reads the training (and validation) files and builds their
 // design matrices, timing both steps into res.
 func matrices(cfg Config, res *Result) (train, valid *features.Matrix, err error) {
-	if train, err = matrix(cfg, cfg.Data, cfg.Targets, res); err != nil {
+	if train, err = matrix(cfg, cfg.Data, cfg.Targets, res, false); err != nil {
 		return nil, nil, err
 	}
 	if cfg.ValidData == "" {
 		return train, nil, nil
 	}
-	if valid, err = matrix(cfg, cfg.ValidData, cfg.ValidTargets, res); err != nil {
+	if valid, err = matrix(cfg, cfg.ValidData, cfg.ValidTargets, res, cfg.Params.SelectBy == trainer.SelectValue); err != nil {
 		return nil, nil, err
 	}
 	if cfg.Kind == features.KindPIOPT && valid.Meta.Slots != train.Meta.Slots {
@@ -121,7 +147,7 @@ func matrices(cfg Config, res *Result) (train, valid *features.Matrix, err error
 	return train, valid, nil
 }
 
-func matrix(cfg Config, path, targets string, res *Result) (*features.Matrix, error) {
+func matrix(cfg Config, path, targets string, res *Result, keepTargets bool) (*features.Matrix, error) {
 	start := time.Now()
 	ds, err := cfg.Load(path)
 	if err != nil {
@@ -131,6 +157,9 @@ func matrix(cfg Config, path, targets string, res *Result) (*features.Matrix, er
 	if cfg.Kind == features.KindPIOPT {
 		if t, err = data.ReadTargets(targets, ds); err != nil {
 			return nil, err
+		}
+		if keepTargets {
+			res.validTargets = t
 		}
 	}
 	res.Reading += time.Since(start)
@@ -143,4 +172,26 @@ func matrix(cfg Config, path, targets string, res *Result) (*features.Matrix, er
 		return features.LambdaMART(ds)
 	}
 	return features.PIOPT(ds, t)
+}
+
+// JSON is the run as train --json writes it: the model kept and every
+// round's values (null where a round has none).
+func (r *Result) JSON() any {
+	num := func(v float64) any {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return nil
+		}
+		return v
+	}
+	rounds := make([]map[string]any, len(r.History))
+	for i, h := range r.History {
+		rounds[i] = map[string]any{"round": h.Iter + 1, "train": num(h.Train), "valid": num(h.Valid),
+			"lo": num(h.ValidLo), "hi": num(h.ValidHi)}
+	}
+	out := map[string]any{"kind": r.Kind, "out": r.Out, "trained": r.Trained, "trees": r.Rounds,
+		"train_metric": r.trainMetric(), "rounds": rounds}
+	if r.Validated {
+		out["valid_metric"], out["best_round"], out["best_valid"] = r.Metric, r.Best+1, num(r.BestScore)
+	}
+	return out
 }

@@ -22,8 +22,8 @@ func rankCommand() *cli.Command {
 		Description: `Ranks every query of --data with --model: a PI-OPT model by its greedy (or
 exact) slot-action slate, a SUP or LambdaMART model by sorting its scores. Prints
 NDCG@L and ERR@L of the model, of --sup-model when given, and of uniformly random
-slates (exact expectation for NDCG, Monte Carlo with standard error for ERR), with
-the metric conventions.
+slates (their exact expectation, for NDCG and ERR alike), with the metric
+conventions.
 
 --out writes the model's slates as a TREC run: qid Q0 docid rank score piopt, docid
 the 0-based doc position in its query (its comment id with --doc-ids comment),
@@ -41,8 +41,8 @@ metric of every policy (header: qid docs ndcg@3:pi-opt ...).`,
 			&cli.StringFlag{Name: "out", Usage: "TREC run `FILE` of the model's slates"},
 			&cli.StringFlag{Name: "json", Usage: "summary JSON `FILE`"},
 			&cli.StringFlag{Name: "per-query", Usage: "per-query metrics TSV `FILE`"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of random ERR's Monte Carlo"},
-			&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "random slates `N` per query behind random ERR"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "unused: random ERR is exact (kept so that old scripts run)"},
+			&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random ERR is exact (`N` kept so that old scripts run)"},
 			&cli.IntFlag{Name: "threads", Usage: "inference threads `N`", DefaultText: "all cores; results do not depend on it"},
 		}, dataFlags()...), conventionFlags()...),
 		Action: runRank,

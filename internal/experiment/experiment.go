@@ -68,7 +68,8 @@ type Config struct {
 	Slate               ranker.SlateMethod
 	Conventions         eval.Conventions // MaxRel 0: the highest grade of the data
 	Read                data.ReadOptions
-	// RandomSamples per query behind random ERR (Monte Carlo).
+	// RandomSamples is unused (random ERR is exact); kept in the cache keys
+	// and summary of older runs.
 	RandomSamples int
 	// Log receives one line per finished stage; nil is silent.
 	Log io.Writer
@@ -80,7 +81,7 @@ type Config struct {
 type FoldResult struct {
 	Fold    int                           `json:"fold"`
 	Values  map[string]map[string]float64 `json:"values"`
-	Stderr  map[string]float64            `json:"random_stderr"`             // random ERR's Monte Carlo error
+	Stderr  map[string]float64            `json:"random_stderr"`             // 0: random ERR is exact (once a Monte Carlo error)
 	Greedy  *ranker.SlateComparison       `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
 	Seconds map[string]float64            `json:"seconds"`                   // wall time per stage run (0: reused)
 	// Selection records, per PI-OPT model selected by value, the estimate
@@ -365,6 +366,9 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics}
 	parts = append(parts, c.candidatesKey()...)
+	// Results cached while random ERR was a Monte Carlo estimate hold
+	// other random values: they are not reused.
+	parts = append(parts, "random-err-exact")
 	if pp := r.pioptParams(); pp.String() != c.Params.String() {
 		parts = append(parts, pp) // only when it differs, so that older results keep their keys
 	}

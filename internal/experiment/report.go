@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"sort"
 	"strings"
 	"text/tabwriter"
 
@@ -37,6 +38,11 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	if _, err := fmt.Fprintf(w, "(mean ± std over %d folds; %s)\n", len(s.Folds), s.Conventions.Text); err != nil {
 		return err
 	}
+	if line := s.treesLine(); line != "" {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
 	for _, n := range s.Notes {
 		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
 			return err
@@ -45,14 +51,50 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	return nil
 }
 
+// treesLine lists, per PI-OPT model selected by value, the trees kept in
+// every fold, e.g. "PI-OPT trees selected by pi-ndcg@3: 17 14 31 10 12".
+func (s *Summary) treesLine() string {
+	var parts []string
+	for _, name := range sortedSelections(s.Folds) {
+		crit, trees := "", ""
+		for _, f := range s.Folds {
+			if sel := f.Selection[name]; sel != nil {
+				crit, trees = sel.Criterion, trees+fmt.Sprintf(" %d", sel.Trees)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("by %s:%s", crit, trees))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "PI-OPT trees selected " + strings.Join(parts, "; ") + " (per fold)"
+}
+
+// sortedSelections are the names of the models selected by value in any
+// fold, sorted.
+func sortedSelections(folds []FoldResult) []string {
+	seen := map[string]bool{}
+	var names []string
+	for _, f := range folds {
+		for name := range f.Selection {
+			if !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	sort.Strings(names)
+	return names
+}
+
 // SeedNote says which results --seed changes when it changes neither SUP
 // nor LambdaMART: XGBoost draws random numbers only to subsample rows (piopt
 // samples no columns), and the pairs of its rank:ndcg objective come from a
 // stream seeded by the round, not by its seed (XGBoost 1.7). So with
 // --subsample 1 a run of several seeds varies PI-OPT's simulated logs and
-// random ERR's slates, and repeats SUP and LambdaMART (checked: SUP and
+// nothing else (random slates are scored exactly), and repeats SUP and LambdaMART (checked: SUP and
 // LambdaMART models trained with seeds 1 and 2 give the same scores).
-const SeedNote = "with --subsample 1 SUP and LambdaMART do not depend on --seed; only PI-OPT's simulated log (and random slates) do"
+const SeedNote = "with --subsample 1 SUP and LambdaMART do not depend on --seed; only PI-OPT's simulated logs do"
 
 // notes are the lines printed under the table.
 func (r *runner) notes() []string {

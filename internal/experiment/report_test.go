@@ -43,7 +43,21 @@ func TestSeedNote(t *testing.T) {
 			t.Errorf("subsample %v: summary.json %s, %v", c.subsample, b, err)
 		}
 	}
-	if !strings.Contains("note: "+SeedNote, "note: with --subsample 1 SUP and LambdaMART do not depend on --seed; only PI-OPT's simulated log (and random slates) do") {
+	if !strings.Contains("note: "+SeedNote, "note: with --subsample 1 SUP and LambdaMART do not depend on --seed; only PI-OPT's simulated logs do") {
 		t.Errorf("SeedNote %q", SeedNote)
+	}
+}
+
+func TestTreesLine(t *testing.T) {
+	s := &Summary{Folds: []FoldResult{
+		{Fold: 1, Selection: map[string]*Selection{"pi-opt ndcg": {Criterion: "pi-ndcg@3", Trees: 17}, "pi-opt err": {Criterion: "pi-err@3", Trees: 42}}},
+		{Fold: 2, Selection: map[string]*Selection{"pi-opt ndcg": {Criterion: "pi-ndcg@3", Trees: 9}, "pi-opt err": {Criterion: "pi-err@3", Trees: 13}}},
+	}}
+	want := "PI-OPT trees selected by pi-err@3: 42 13; by pi-ndcg@3: 17 9 (per fold)"
+	if got := s.treesLine(); got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := (&Summary{Folds: []FoldResult{{Fold: 1}}}).treesLine(); got != "" {
+		t.Errorf("without selection: %q", got)
 	}
 }

@@ -142,15 +142,9 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 	if err != nil {
 		return nil, err
 	}
-	var val *validation
-	if valid != nil {
-		if val, err = newValidation(met, value, valid, p.Threads); err != nil {
-			return nil, fmt.Errorf("validation matrix: %w", err)
-		}
-	}
-	maximize := met.maximize()
-	if value != nil {
-		maximize = true
+	val, maximize, err := selection(met, value, valid, p.Threads)
+	if err != nil {
+		return nil, err
 	}
 
 	start := time.Now()
@@ -206,6 +200,19 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 	}
 	closeBooster = false
 	return m, nil
+}
+
+// selection sets up the per-round validation of valid (nil: none) and
+// says whether its criterion is maximised: a slate value always is.
+func selection(met metric, value *SlateValue, valid *features.Matrix, threads int) (*validation, bool, error) {
+	if valid == nil {
+		return nil, met.maximize(), nil
+	}
+	val, err := newValidation(met, value, valid, threads)
+	if err != nil {
+		return nil, false, fmt.Errorf("validation matrix: %w", err)
+	}
+	return val, met.maximize() || value != nil, nil
 }
 
 // quantileMatrix hands the training rows to XGBoost as a quantile matrix,

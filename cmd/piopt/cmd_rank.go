@@ -9,6 +9,7 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/experiment"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
@@ -133,7 +134,7 @@ func rankConventions(c *cli.Context, ds *data.Dataset) (eval.Conventions, error)
 	if err != nil || c.Int("maxrel") != 0 {
 		return conv, err
 	}
-	mr, note, ok, err := foldMaxRel(c, c.String("data"), ds.MaxLabel())
+	mr, note, ok, err := experiment.FoldMaxRel(c.Context, c.String("data"), ds.MaxLabel(), c.Int("max-label"))
 	if err != nil || !ok {
 		return conv, err
 	}

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/urfave/cli/v2"
+)
+
+// imputeStatsFromLog reads a slate log into per-query (or per-context)
+// statistics, checking its header against the flags (which default to the
+// header's values), and returns them with the logging policy's Γ cache.
+func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, *impute.GammaCache, data.Header, error) {
+	lr, err := data.OpenLog(path, ds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	defer lr.Close()
+	setup, _, err := policy.ReadSetup(lr, setupFlags(c))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cands, gammas, err := setup.Policies(c.Context, ds, policy.Options{}, impute.GammaOptions{})
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := impute.NewStats(cands, setup.Slots)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bar := progress.New(os.Stderr, "impute", 0, "impressions")
+	err = st.AddLog(c.Context, lr, bar.Add)
+	bar.Done()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	h := lr.Header().Clone()
+	if setup.Policy != nil {
+		h["policy"] = filepath.Base(setup.Policy.Name)
+	}
+	return st, gammas, h, nil
+}
+
+// imputeStatsSimulated simulates n impressions straight into statistics.
+func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, *impute.GammaCache, data.Header, error) {
+	for _, f := range []string{"slots", "logging"} {
+		if !c.IsSet(f) {
+			return nil, nil, nil, fmt.Errorf("--simulate needs --%s", f)
+		}
+	}
+	if c.IsSet("policy") {
+		return nil, nil, nil, fmt.Errorf("--policy reads a log's policy file: give it with --logs, not --simulate")
+	}
+	setup, err := policy.ParseSetup(setupFlags(c))
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	sim, gammas, metric, err := newSimulation(c, ds, setup)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	bar := progress.New(os.Stderr, "impute --simulate", n, "samples")
+	st, err := sim.Stats(c.Context, n, 0, bar.Add)
+	bar.Done()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return st, gammas, setup.Header(c.String("data"), ds, metric, n, sim.Seed), nil
+}

@@ -19,31 +19,6 @@ import (
 )
 
 func experimentCommand() *cli.Command {
-	flags := []cli.Flag{
-		&cli.StringFlag{Name: "folds", Required: true, Usage: "`DIR` holding Fold1..Fold5 (or fold1..fold5), each with train.txt, vali.txt and test.txt (MSLR-WEB10K, LETOR 4.0, piopt synth), trainingset.txt, validationset.txt and testset.txt (LETOR 3.0), or valid.txt for vali.txt; any may be .txt.gz"},
-		&cli.StringFlag{Name: "only-folds", Usage: "run only these fold numbers, e.g. `1,3` (default: every fold found)"},
-		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (the metrics' cut-off)"},
-		&cli.Int64Flag{Name: "samples", Value: 10_000_000, Usage: "logged impressions `N` simulated on each training fold, per metric (the paper: 10^7)"},
-		&cli.Int64Flag{Name: "valid-samples", Usage: "impressions `N` simulated on the validation fold for PI-OPT's early stopping", DefaultText: "--samples scaled by the folds' query counts"},
-		&cli.StringFlag{Name: "metrics", Value: "ndcg,err", Usage: "page-level rewards to optimise and report, `LIST` of ndcg, err"},
-		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging `SPEC` of the simulated logs (the paper: uniform)"},
-		&cli.BoolFlag{Name: "per-sample", Usage: "weigh PI-OPT rows by impressions instead of 1 per query"},
-		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
-		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
-		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},
-		&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random NDCG and ERR are exact expectations (`N` kept so that old scripts run)"},
-		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: summary.json, report.html, and every stage's cached targets, models and results"},
-		&cli.BoolFlag{Name: "assemble-train", Usage: "fold K without a training file trains on the other folds' test files concatenated from fold K+1 on, wrapping round, leaving out one identical to its own validation or test file: LETOR's rotation, where fold K trains on parts K..K+2 of 5, validates on K+3 and tests on K+4, so this rebuilds its train.txt byte for byte (all 4 other parts would train on the validation set); written once to OUT/foldK/train-assembled-KEY.txt"},
-	}
-	for _, f := range trainFlags() {
-		if f, ok := f.(*cli.IntFlag); ok && f.Name == "early-stopping" {
-			f.DefaultText = fmt.Sprint(DefaultExperimentEarlyStopping, "; 0 with --preset paper")
-		}
-		flags = append(flags, f)
-	}
-	flags = append(flags, selectFlags(trainer.SelectValue, "0.5")...)
-	flags = append(flags, dataFlags()...)
-	flags = append(flags, conventionFlags()...)
 	return &cli.Command{
 		Name:  "experiment",
 		Usage: "run the paper's PI-OPT vs SUP vs random experiment over every fold and print the table",
@@ -63,9 +38,15 @@ OUT/summary.json and a self-contained OUT/report.html. Every stage's result is
 cached in OUT under a hash of its inputs: re-running with the same flags reuses
 finished stages, and an interrupted run resumes where it stopped.
 
+--grid trains PI-OPT at every point of a small grid and keeps, per fold and
+metric, the point whose slates the validation log's PI estimate values most
+(no label read); the point best by the test labels is printed beside it, for
+reference only.
+
    piopt experiment --folds MSLR-WEB10K --slots 3 --samples 10000000 --out results
-   piopt experiment --folds folds --only-folds 1 --preset paper --lambdamart --out r1`,
-		Flags:  flags,
+   piopt experiment --folds folds --only-folds 1 --preset paper --lambdamart --out r1
+   piopt experiment --folds MQ2008 --samples 1000000 --grid leaves=31,70,lr=0.05,0.1 --out g`,
+		Flags:  experimentFlags(),
 		Action: runExperiment,
 	}
 }
@@ -191,18 +172,8 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 	if c.Int("slots") < 1 {
 		return fmt.Errorf("--slots %d: must be ≥ 1", c.Int("slots"))
 	}
-	return checkExperimentCounts(c)
-}
-
-// checkExperimentCounts checks experiment's sample counts before any work.
-func checkExperimentCounts(c *cli.Context) error {
-	switch {
-	case c.Int64("samples") < 1:
-		return fmt.Errorf("--samples %d: must be ≥ 1", c.Int64("samples"))
-	case c.Int64("valid-samples") < 0:
-		return fmt.Errorf("--valid-samples %d: must be ≥ 1 (or 0, the default: --samples scaled by the folds' query counts)", c.Int64("valid-samples"))
-	case c.Int("random-samples") < 0:
-		return fmt.Errorf("--random-samples %d: must be ≥ 1 (or 0: %d)", c.Int("random-samples"), ranker.DefaultRandomSamples)
+	if err = experimentGrid(c, cfg); err != nil {
+		return err
 	}
-	return nil
+	return checkExperimentCounts(c)
 }

@@ -75,6 +75,10 @@ type Config struct {
 	Log io.Writer
 	// Progress receives progress bars (shown only on a terminal).
 	Progress io.Writer
+	// Grid, when not empty, trains PI-OPT at every point of the grid and
+	// keeps the point whose selected round has the best estimated value on
+	// the validation log (grid.go); it needs SelectBy value.
+	Grid Grid
 }
 
 // FoldResult holds one fold's test-set means: metric name → policy → value.
@@ -87,6 +91,8 @@ type FoldResult struct {
 	// Selection records, per PI-OPT model selected by value, the estimate
 	// of every round and the round kept.
 	Selection map[string]*Selection `json:"selection,omitempty"`
+	// Grid holds, per metric name, PI-OPT's grid (Config.Grid).
+	Grid map[string]*GridResult `json:"grid,omitempty"`
 }
 
 // Summary is the experiment's result.
@@ -114,6 +120,9 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		if len(f.Selection) > 0 {
 			m["selection"] = f.Selection
 		}
+		if len(f.Grid) > 0 {
+			m["grid"] = f.Grid
+		}
 		folds[i] = m
 	}
 	return json.Marshal(map[string]any{
@@ -140,6 +149,9 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		cfg.Metrics = []eval.Kind{eval.KindNDCG, eval.KindERR}
 	}
 	if err := cfg.Params.Validate(); err != nil {
+		return nil, err
+	}
+	if err := cfg.CheckGrid(); err != nil {
 		return nil, err
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
@@ -202,7 +214,7 @@ func (r *runner) configJSON() map[string]any {
 	for i, f := range c.Folds {
 		folds[i] = f.Number
 	}
-	return map[string]any{
+	m := map[string]any{
 		"folds":      folds,
 		"slots":      c.Slots,
 		"samples":    c.Samples,
@@ -214,6 +226,10 @@ func (r *runner) configJSON() map[string]any {
 		"slate":      c.Slate.String(),
 		"lambdamart": c.LambdaMART,
 	}
+	if g := c.Grid.String(); g != "" {
+		m["grid"] = g // only with a grid, so that other summaries keep their bytes
+	}
+	return m
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -353,6 +369,7 @@ type foldRun struct {
 	res                              *FoldResult
 	models                           []*ranker.Model
 	names                            []string
+	grids                            []*gridRun // PI-OPT's grid per metric (Config.Grid)
 }
 
 func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
@@ -371,6 +388,9 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	parts = append(parts, "random-err-exact")
 	if pp := r.pioptParams(); pp.String() != c.Params.String() {
 		parts = append(parts, pp) // only when it differs, so that older results keep their keys
+	}
+	if g := c.Grid.String(); g != "" {
+		parts = append(parts, "grid", g) // likewise only with a grid
 	}
 	resultKey := key(parts...)
 	resultPath := filepath.Join(fr.dir, "result-"+resultKey+".json")
@@ -486,13 +506,16 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 			return err
 		}
 	}
-	pi, err := r.trainStage(ctx, fr, "pi-opt "+k.String(), piPath, p, value, vg != nil,
-		func(ds *data.Dataset, vali bool) (*features.Matrix, error) {
-			if vali {
-				return features.PIOPT(ds, vg)
-			}
-			return features.PIOPT(ds, tg)
-		})
+	build := func(ds *data.Dataset, vali bool) (*features.Matrix, error) {
+		if vali {
+			return features.PIOPT(ds, vg)
+		}
+		return features.PIOPT(ds, tg)
+	}
+	if len(c.Grid.Settings) > 0 {
+		return r.trainGrid(ctx, fr, k, tKey, vKey, value, build)
+	}
+	pi, err := r.trainStage(ctx, fr, "pi-opt "+k.String(), piPath, p, value, vg != nil, build)
 	if err != nil {
 		return err
 	}
@@ -540,6 +563,7 @@ func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
 		res.Stderr[name] = rep.RandomStderr[name]
 	}
 	res.Greedy = rep.GreedyVsExact
+	r.scoreGrid(fr, rep)
 	return nil
 }
 

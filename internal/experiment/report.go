@@ -43,6 +43,11 @@ func (s *Summary) WriteTable(w io.Writer) error {
 			return err
 		}
 	}
+	for _, line := range s.gridLines() {
+		if _, err := fmt.Fprintln(w, line); err != nil {
+			return err
+		}
+	}
 	for _, n := range s.Notes {
 		if _, err := fmt.Fprintf(w, "note: %s\n", n); err != nil {
 			return err
@@ -124,6 +129,9 @@ func (s *Summary) HTML() []byte {
 		rows = append(rows, row)
 	}
 	p.Table(header, rows)
+	for _, line := range s.gridLines() {
+		p.Paragraph(line)
+	}
 	series := make([]string, len(s.Policies))
 	for i, pol := range s.Policies {
 		series[i] = policyTitle[pol]

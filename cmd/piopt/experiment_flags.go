@@ -1,0 +1,72 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/trainer"
+	"github.com/urfave/cli/v2"
+)
+
+// experimentFlags are experiment's flags: its own, then train's, the value
+// selection's, the data's and the conventions', then --grid.
+func experimentFlags() []cli.Flag {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "folds", Required: true, Usage: "`DIR` holding Fold1..Fold5 (or fold1..fold5), each with train.txt, vali.txt and test.txt (MSLR-WEB10K, LETOR 4.0, piopt synth), trainingset.txt, validationset.txt and testset.txt (LETOR 3.0), or valid.txt for vali.txt; any may be .txt.gz"},
+		&cli.StringFlag{Name: "only-folds", Usage: "run only these fold numbers, e.g. `1,3` (default: every fold found)"},
+		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (the metrics' cut-off)"},
+		&cli.Int64Flag{Name: "samples", Value: 10_000_000, Usage: "logged impressions `N` simulated on each training fold, per metric (the paper: 10^7)"},
+		&cli.Int64Flag{Name: "valid-samples", Usage: "impressions `N` simulated on the validation fold for PI-OPT's early stopping", DefaultText: "--samples scaled by the folds' query counts"},
+		&cli.StringFlag{Name: "metrics", Value: "ndcg,err", Usage: "page-level rewards to optimise and report, `LIST` of ndcg, err"},
+		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging `SPEC` of the simulated logs (the paper: uniform)"},
+		&cli.BoolFlag{Name: "per-sample", Usage: "weigh PI-OPT rows by impressions instead of 1 per query"},
+		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
+		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
+		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},
+		&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random NDCG and ERR are exact expectations (`N` kept so that old scripts run)"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: summary.json, report.html, and every stage's cached targets, models and results"},
+		&cli.BoolFlag{Name: "assemble-train", Usage: "fold K without a training file trains on the other folds' test files concatenated from fold K+1 on, wrapping round, leaving out one identical to its own validation or test file: LETOR's rotation, where fold K trains on parts K..K+2 of 5, validates on K+3 and tests on K+4, so this rebuilds its train.txt byte for byte (all 4 other parts would train on the validation set); written once to OUT/foldK/train-assembled-KEY.txt"},
+	}
+	for _, f := range trainFlags() {
+		if f, ok := f.(*cli.IntFlag); ok && f.Name == "early-stopping" {
+			f.DefaultText = fmt.Sprint(DefaultExperimentEarlyStopping, "; 0 with --preset paper")
+		}
+		flags = append(flags, f)
+	}
+	flags = append(flags, selectFlags(trainer.SelectValue, "0.5")...)
+	flags = append(flags, dataFlags()...)
+	flags = append(flags, conventionFlags()...)
+	flags = append(flags, &cli.StringFlag{Name: "grid", Usage: "train PI-OPT (per fold and metric) at every combination of `GRID`, settings KEY=V1,V2,... " +
+		"separated by ';' (or ',') with keys trees (the round cap), leaves and lr (learning rate), e.g. leaves=31,70,lr=0.05,0.1, and keep as PI-OPT the one " +
+		"whose selected round has the best estimated value on the validation log (no label read; needs --select-by value and --early-stopping > 0); " +
+		"the table adds, per fold, the grid's best by test labels, for reference only"})
+	return flags
+}
+
+// checkExperimentCounts checks experiment's sample counts before any work.
+func checkExperimentCounts(c *cli.Context) error {
+	switch {
+	case c.Int64("samples") < 1:
+		return fmt.Errorf("--samples %d: must be ≥ 1", c.Int64("samples"))
+	case c.Int64("valid-samples") < 0:
+		return fmt.Errorf("--valid-samples %d: must be ≥ 1 (or 0, the default: --samples scaled by the folds' query counts)", c.Int64("valid-samples"))
+	case c.Int("random-samples") < 0:
+		return fmt.Errorf("--random-samples %d: must be ≥ 1 (or 0: %d)", c.Int("random-samples"), ranker.DefaultRandomSamples)
+	}
+	return nil
+}
+
+// experimentGrid reads --grid into cfg and checks it against the other
+// flags: given, it must name a grid (experiment.ParseGrid).
+func experimentGrid(c *cli.Context, cfg *experiment.Config) error {
+	if !c.IsSet("grid") {
+		return nil
+	}
+	g, err := experiment.ParseGrid(c.String("grid"))
+	if err != nil {
+		return fmt.Errorf("--grid %q: %w", c.String("grid"), err)
+	}
+	cfg.Grid = g
+	return cfg.CheckGrid()
+}

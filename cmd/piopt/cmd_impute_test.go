@@ -74,6 +74,9 @@ func TestImputeRefusesMismatchedLog(t *testing.T) {
 		{[]string{"--candidates", "5"}, "header candidates=0 but --candidates 5"},
 		{[]string{"--metric", "err"}, "header metric=ndcg@2 but --metric err"},
 		{[]string{"--simulate", "10"}, "not both"},
+		{[]string{"--maxrel", "9"}, "--maxrel 9: " + log + "'s rewards were scored with err-maxrel="},
+		{[]string{"--discount", "max2"}, "--discount max2: " + log + "'s rewards were scored with discount=1/log2(j+1)"},
+		{[]string{"--empty-ndcg", "1"}, "--empty-ndcg 1: " + log + "'s rewards were scored with empty-query-ndcg=0"},
 	} {
 		err := runPiopt(t, append(append([]string{"impute", "--logs", log, "--out", out}, common...), tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -83,13 +86,33 @@ func TestImputeRefusesMismatchedLog(t *testing.T) {
 			t.Fatalf("%v: output exists after an error", tc.args)
 		}
 	}
+	// Conventions the header states may be repeated.
+	if err := runPiopt(t, append([]string{"impute", "--logs", log, "--out", out, "--discount", "log2", "--empty-ndcg", "0"}, common...)...); err != nil {
+		t.Fatalf("conventions as the header states them: %v", err)
+	}
+	os.Remove(out)
+	// A log without the keys: a convention flag could have no effect.
+	var kept []string
+	for _, f := range strings.Fields(strings.SplitN(string(mustRead(t, log)), "\n", 2)[0]) {
+		if !strings.HasPrefix(f, "err-maxrel=") {
+			kept = append(kept, f)
+		}
+	}
+	bare := writeText(t, dir, "bare.log", strings.Join(kept, " ")+"\n"+strings.SplitN(string(mustRead(t, log)), "\n", 2)[1])
+	err := runPiopt(t, append([]string{"impute", "--logs", bare, "--out", out, "--maxrel", "2"}, common...)...)
+	if want := "--maxrel 2: " + bare + "'s header has no err-maxrel="; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("maxrel without a header key: %v, want %q", err, want)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatal("output exists after an error")
+	}
 	// A bad line deep in the log: error names it, no output.
 	text := string(mustRead(t, log))
 	lines := strings.Split(text, "\n")
 	f := strings.Split(lines[50], "\t")
 	lines[50] = f[0] + "\t" + f[1] + "\tinf"
 	bad := writeText(t, dir, "bad.log", strings.Join(lines, "\n"))
-	err := runPiopt(t, append([]string{"impute", "--logs", bad, "--out", out}, common...)...)
+	err = runPiopt(t, append([]string{"impute", "--logs", bad, "--out", out}, common...)...)
 	if err == nil || !strings.Contains(err.Error(), "bad.log:51: field 3") {
 		t.Fatalf("bad reward: %v", err)
 	}

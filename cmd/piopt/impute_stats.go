@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -23,6 +24,9 @@ func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.
 	defer lr.Close()
 	setup, _, err := policy.ReadSetup(lr, setupFlags(c))
 	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := logConventions(c, path, lr.Header()); err != nil {
 		return nil, nil, nil, err
 	}
 	cands, gammas, err := setup.Policies(c.Context, ds, policy.Options{}, impute.GammaOptions{})
@@ -44,6 +48,34 @@ func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.
 		h["policy"] = filepath.Base(setup.Policy.Name)
 	}
 	return st, gammas, h, nil
+}
+
+// logConventions refuses a metric-convention flag given with --logs that
+// the log's header contradicts or does not state: the rewards were scored
+// by the logger, so such a flag could only be ignored.
+func logConventions(c *cli.Context, path string, h data.Header) error {
+	for _, k := range []struct{ flag, key string }{
+		{"discount", "discount"}, {"empty-ndcg", "empty-query-ndcg"}, {"maxrel", "err-maxrel"},
+	} {
+		if !c.IsSet(k.flag) {
+			continue
+		}
+		flag, have := c.String(k.flag), h[k.key]
+		if k.flag == "discount" {
+			d, err := eval.ParseDiscount(flag)
+			if err != nil {
+				return err
+			}
+			flag = d.String()
+		}
+		switch {
+		case have == "":
+			return fmt.Errorf("--%s %s: %s's header has no %s=; its rewards were scored by the logger, so --%s would have no effect", k.flag, c.String(k.flag), path, k.key, k.flag)
+		case have != flag:
+			return fmt.Errorf("--%s %s: %s's rewards were scored with %s=%s", k.flag, c.String(k.flag), path, k.key, have)
+		}
+	}
+	return nil
 }
 
 // imputeStatsSimulated simulates n impressions straight into statistics.

@@ -50,6 +50,7 @@ is its raw qid, and a slot is 1-based.`,
 			experimentCommand(),
 			evaluateCommand(),
 			evaluateSweepCommand(),
+			selectCommand(),
 		},
 		EnableBashCompletion: true,
 	}

@@ -16,8 +16,9 @@ import (
 // write files (or, for --folds and experiment's --out, folders).
 var (
 	inputFlags = []string{"data", "logs", "model", "sup-model", "targets", "valid-data",
-		"valid-targets", "query-file", "policy-data", "folds", "target", "rank-by"}
-	outputFlags = []string{"out", "json", "html", "per-query"}
+		"valid-targets", "query-file", "policy-data", "policy", "folds", "target", "rank-by",
+		"candidates-by", "models"}
+	outputFlags = []string{"out", "json", "html", "per-query", "policy-out"}
 )
 
 // checkOutputs refuses, before any work, a command line whose output flag
@@ -43,8 +44,12 @@ func checkOutputs(c *cli.Context) error {
 		}
 		v := c.String(sf.Name)
 		switch {
-		case sf.Name == "target" || sf.Name == "rank-by":
+		case sf.Name == "target" || sf.Name == "rank-by" || sf.Name == "candidates-by":
 			if p, ok := strings.CutPrefix(v, "model:"); ok {
+				ins = append(ins, named{sf.Name, p})
+			}
+		case sf.Name == "models":
+			for _, p := range modelPaths(v) {
 				ins = append(ins, named{sf.Name, p})
 			}
 		case slices.Contains(inputFlags, sf.Name):
@@ -97,4 +102,26 @@ func identity(p string) (string, fs.FileInfo) {
 		return filepath.Join(dir, filepath.Base(r)), nil
 	}
 	return r, nil
+}
+
+// modelPaths returns the files a --models list of select reads: each
+// entry, NAME=SPEC or SPEC, is a model file (PATH or model:PATH) unless it
+// is another rank source (feature:, tree:, lasso:); offpolicy's
+// ParseSelectModels reads the list alike, loading the files.
+func modelPaths(list string) []string {
+	var paths []string
+	for _, e := range strings.Split(list, ",") {
+		e = strings.TrimSpace(e)
+		if _, spec, ok := strings.Cut(e, "="); ok {
+			if _, err := os.Stat(e); err != nil { // a file named a=b is a file
+				e = spec
+			}
+		}
+		if p, ok := strings.CutPrefix(e, "model:"); ok {
+			paths = append(paths, p)
+		} else if e != "" && !strings.HasPrefix(e, "feature:") && !strings.HasPrefix(e, "tree:") && !strings.HasPrefix(e, "lasso:") {
+			paths = append(paths, e)
+		}
+	}
+	return paths
 }

@@ -14,6 +14,7 @@ func TestOutputCollisions(t *testing.T) {
 	dir := t.TempDir()
 	in := func(name string) string { return writeText(t, dir, name, "precious "+name) }
 	data, logs, model, targets := in("data.txt"), in("log.txt"), in("model.bin"), in("targets.txt")
+	pol := in("policy.txt")
 	link := filepath.Join(dir, "link.txt")
 	if err := os.Symlink("data.txt", link); err != nil {
 		t.Fatal(err)
@@ -36,6 +37,13 @@ func TestOutputCollisions(t *testing.T) {
 		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "pa:1", "--rank-by", "model:" + model, "--samples", "9", "--out", model}, "--out and --rank-by name the same file (" + model + ")"},
 		{[]string{"evaluate-sweep", "--data", data, "--target", "feature:1", "--json", fresh, "--html", fresh}, "--json and --html name the same file (" + fresh + ")"},
 		{[]string{"experiment", "--folds", folds, "--out", folds + "/"}, "--out and --folds name the same file (" + folds + "/)"},
+		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "uniform", "--samples", "9", "--out", fresh, "--policy-out", data}, "--policy-out and --data name the same file (" + data + ")"},
+		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "uniform", "--samples", "9", "--out", pol, "--policy-out", pol}, "--policy-out and --out name the same file (" + pol + ")"},
+		{[]string{"impute", "--data", data, "--logs", logs, "--policy", pol, "--out", pol}, "--out and --policy name the same file (" + pol + ")"},
+		{[]string{"evaluate", "--data", data, "--logs", logs, "--policy", pol, "--target", "feature:1", "--json", pol}, "--json and --policy name the same file (" + pol + ")"},
+		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "pa:1", "--rank-by", "feature:1", "--candidates", "2", "--candidates-by", "model:" + model, "--samples", "9", "--out", model}, "--out and --candidates-by name the same file (" + model + ")"},
+		{[]string{"select", "--data", data, "--logs", logs, "--models", "a=feature:1,b=" + model, "--json", model}, "--json and --models name the same file (" + model + ")"},
+		{[]string{"select", "--data", data, "--logs", logs, "--models", "model:" + model, "--json", logs}, "--json and --logs name the same file (" + logs + ")"},
 	}
 	t.Chdir(dir)
 	for _, c := range cases {
@@ -44,7 +52,7 @@ func TestOutputCollisions(t *testing.T) {
 			t.Errorf("piopt %s: error %v, want %q", strings.Join(c.args, " "), err, c.want)
 		}
 	}
-	for _, p := range []string{data, logs, model, targets} {
+	for _, p := range []string{data, logs, model, targets, pol} {
 		if b := mustRead(t, p); string(b) != "precious "+filepath.Base(p) {
 			t.Errorf("%s now reads %q", p, b)
 		}

@@ -1,0 +1,178 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ranker"
+	"github.com/urfave/cli/v2"
+)
+
+func selectCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log's queries and documents refer to (its labels are not used)"},
+		&cli.StringFlag{Name: "logs", Required: true, Usage: "slate log `FILE` (piopt-log v1; gzip allowed)"},
+		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
+		&cli.StringFlag{Name: "models", Required: true, Usage: "comma-separated `LIST` of the rankers to rank: a model file PATH (= model:PATH), or any --target spelling of evaluate (model:PATH, feature:K, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), each optionally NAME=SPEC to name it"},
+		&cli.StringFlag{Name: "estimator", Value: offpolicy.WPI, Usage: "`ESTIMATOR` the models are ranked by: pi, wpi, ips or wips"},
+		&cli.StringFlag{Name: "interval", Value: offpolicy.IntervalBernstein, Usage: "`KIND` of interval shown and compared with the best model's: bernstein (the paper's Theorem 1), empirical-bernstein or bootstrap"},
+		&cli.Float64Flag{Name: "delta", Value: 0.05, Usage: "every interval holds with probability ≥ 1 − `DELTA`"},
+		&cli.IntFlag{Name: "bootstrap", Value: 200, Usage: "Poisson-bootstrap `REPLICATES` (0: no bootstrap interval)"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of the bootstrap (and of Monte Carlo Γ, and of fitting tree:/lasso: rankers)"},
+		&cli.StringFlag{Name: "reward-range", Value: "0,1", Usage: "`LO,HI` bounding every reward (the intervals assume it; NDCG and ERR: 0,1)"},
+		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of a PI-OPT model's slates: greedy or exact"},
+		&cli.StringFlag{Name: "policy-data", Usage: "labelled `FILE` the tree:/lasso: rankers (in --models or the log's header) are fitted on; they need one, as select reads no label of --data"},
+		&cli.IntFlag{Name: "threads", Usage: "`N` threads; results do not depend on it", DefaultText: "all cores"},
+		&cli.StringFlag{Name: "json", Usage: "write the ranking as JSON to `FILE`: estimator, interval, delta, log, the models best first (name, target, rank, not_separable, and pi, wpi, ips, wips each as evaluate writes it) and best"},
+		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "the log's header"},
+		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that drew the log (default: the log's header)"},
+		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default: the log's header)"},
+		&cli.IntFlag{Name: "candidates", Usage: "candidates `M` per query of the logging policy", DefaultText: "the log's header"},
+		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage + " (default: the log's header)"},
+		&cli.StringFlag{Name: "metric", Usage: "reward `METRIC` of the log, ndcg or err (default: the log's header)"},
+	}
+	return &cli.Command{
+		Name:      "select",
+		Usage:     "rank models by their off-policy value on a slate log (PI, wPI, IPS, wIPS) with intervals, reading no label",
+		UsageText: "piopt select --data FILE --logs LOG [--policy FILE] --models A,B,C [--estimator wpi] [--delta 0.05] [--json OUT]",
+		Description: `select answers "which of these rankers should I deploy?" from one log of
+slates drawn by another policy, each with one page-level reward. Each model of
+--models gets the PI, wPI, IPS and wIPS estimates and intervals that
+
+   piopt evaluate --target SPEC --estimators pi,wpi,ips,wips
+
+gives it on the same log, to the last bit, and the models are listed best first
+by --estimator's estimate, each with its --interval interval at level
+1 − DELTA; a * marks a model whose interval overlaps the best model's (the log
+does not separate the two). Each interval holds with probability ≥ 1 − DELTA on
+its own; for a statement about all K models at once, give DELTA/K.
+
+An entry of --models is a model file PATH (model:PATH: a PI-OPT model builds its
+slot-action slates and must score at least the log's slots; a SUP or LambdaMART
+model shows its top L candidates) or a rank source feature:K,
+tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1]; NAME=SPEC names it in the table. The
+logging policy, candidates and slots come from the log's header or its policy
+file (policy=, --policy), as for evaluate.
+
+No label is read: the estimates use only the log's rewards, so there is no true
+value, and tree:/lasso: rankers, fitted to labels, need --policy-data. The log
+is read once for all models.
+
+   piopt synth --out folds --queries 200
+   piopt simulate --data folds/Fold1/test.txt --slots 3 --metric ndcg \
+                  --logging pa:1 --rank-by feature:130 --candidates 10 \
+                  --samples 100000 --seed 1 --out test.log
+   piopt train --sup --data folds/Fold1/train.txt --trees 50 --out sup.model
+   piopt select --data folds/Fold1/test.txt --logs test.log \
+                --models sup.model,feature:3,bm25=feature:110 --json select.json`,
+		Flags:  append(flags, dataFlags()...),
+		Action: runSelect,
+	}
+}
+
+func runSelect(c *cli.Context) error {
+	cfg, err := selectConfig(c)
+	if err != nil {
+		return err
+	}
+	sel, err := offpolicy.Select(c.Context, cfg)
+	if err != nil {
+		return err
+	}
+	sel.WriteTable(c.App.Writer)
+	if p := c.String("json"); p != "" {
+		v, err := sel.JSON()
+		if err != nil {
+			return err
+		}
+		return writeJSON(p, v)
+	}
+	return nil
+}
+
+// selectConfig maps the flags to the selection; offpolicy.Select checks
+// --estimator and --interval.
+func selectConfig(c *cli.Context) (offpolicy.SelectConfig, error) {
+	delta := c.Float64("delta")
+	if !(delta > 0 && delta < 1) {
+		return offpolicy.SelectConfig{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
+	}
+	lo, hi, err := parseRange(c.String("reward-range"))
+	if err != nil {
+		return offpolicy.SelectConfig{}, err
+	}
+	if c.Int("bootstrap") < 0 {
+		return offpolicy.SelectConfig{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
+	}
+	p := &selectPolicies{c: c}
+	if p.method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
+		return offpolicy.SelectConfig{}, fmt.Errorf("--slate: %w", err)
+	}
+	if err := setupFlags(c).Check(); err != nil {
+		return offpolicy.SelectConfig{}, err
+	}
+	labelled := c.String("policy-data") != ""
+	models, err := offpolicy.ParseSelectModels(c.String("models"), p, labelled)
+	if err != nil {
+		return offpolicy.SelectConfig{}, err
+	}
+	return offpolicy.SelectConfig{
+		Models: models, Log: c.String("logs"), Policies: p, Labelled: labelled, PolicyFile: c.String("policy") != "",
+		Load:      func() (*data.Dataset, error) { return loadData(c, "data") },
+		Estimator: c.String("estimator"), Interval: c.String("interval"),
+		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi},
+		Threads:   c.Int("threads"), Command: commandLine(),
+		Pass: func() (func(int64), func()) {
+			bar := progress.New(os.Stderr, "select", 0, "impressions")
+			return bar.Add, bar.Done
+		},
+	}, nil
+}
+
+// selectPolicies resolves select's policies as evaluate does: the log's
+// setup checked against the setup flags, rank sources fitted on
+// --policy-data, PI-OPT slates by --slate.
+type selectPolicies struct {
+	c      *cli.Context
+	method ranker.SlateMethod
+	popt   policy.Options // set by Logging
+}
+
+func (p *selectPolicies) Resolve(spec string) (string, bool, error) {
+	src, err := policy.Resolve(spec, policy.Options{})
+	if err != nil {
+		return "", false, err
+	}
+	_, fitted := src.(*policy.SubsetSource)
+	return src.String(), fitted, nil
+}
+
+func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*offpolicy.SelectLogging, error) {
+	ls, metric, err := policy.ReadSetup(lr, setupFlags(p.c))
+	if err != nil {
+		return nil, err
+	}
+	if p.popt, err = opePolicyOptions(p.c); err != nil {
+		return nil, err
+	}
+	cands, gammas, err := ls.Policies(ctx, ds, p.popt, impute.GammaOptions{Seed: p.c.Uint64("seed")})
+	if err != nil {
+		return nil, err
+	}
+	lg := &offpolicy.SelectLogging{Slots: ls.Slots, Candidates: cands, Gammas: gammas, Logging: ls.Logging.String(),
+		RankBy: ls.RankBy, Limit: ls.Limit, Metric: metric}
+	if ls.Policy != nil {
+		lg.Policy = ls.Policy.Name
+	}
+	return lg, nil
+}
+
+func (p *selectPolicies) Target(ctx context.Context, spec string, lg *offpolicy.SelectLogging) (*offpolicy.Target, error) {
+	return policy.ResolveTarget(ctx, spec, lg.Candidates, lg.Slots, p.method, p.popt)
+}

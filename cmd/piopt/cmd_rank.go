@@ -108,7 +108,7 @@ func rankOptions(c *cli.Context) (ranker.EvalOptions, error) {
 	if err != nil {
 		return ranker.EvalOptions{}, fmt.Errorf("--slate: %w", err)
 	}
-	if c.Int("slots") < 0 {
+	if c.IsSet("slots") && c.Int("slots") < 1 {
 		return ranker.EvalOptions{}, fmt.Errorf("--slots must be ≥ 1, not %d", c.Int("slots"))
 	}
 	if c.Int("random-samples") < 1 {

@@ -129,4 +129,9 @@ func TestRankCommand(t *testing.T) {
 			t.Errorf("rank %v: no error", bad)
 		}
 	}
+	// --slots 0 is not "the model's": that is --slots left out.
+	err = runPiopt(t, "rank", "--data", d, "--model", fixtureModel, "--no-cache", "--max-label", "2", "--slots", "0")
+	if want := "--slots must be ≥ 1, not 0"; err == nil || err.Error() != want {
+		t.Errorf("rank --slots 0: %v, want %q", err, want)
+	}
 }

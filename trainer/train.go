@@ -287,6 +287,10 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 		better = func(a, b float64) bool { return a > b }
 	}
 	trainSet := xgboost.EvalSet{Name: "train", Matrix: dtrain}
+	// Selecting by value, the first trees may only fit the targets'
+	// per-slot offsets, which leave every slate as it was; patience
+	// starts once some round has changed the estimate.
+	moved := val == nil || val.sv == nil
 	for it := range p.Trees {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -307,6 +311,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 			if r.Valid, r.ValidLo, r.ValidHi, err = val.round(ctx, bst, it); err != nil {
 				return fmt.Errorf("round %d: %w", it+1, err)
 			}
+			moved = moved || (m.BestIteration >= 0 && r.Valid != m.History[0].Valid)
 			if m.BestIteration < 0 || better(r.Valid, m.BestScore) {
 				m.BestIteration, m.BestScore = it, r.Valid
 			}
@@ -317,7 +322,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 		if progress != nil {
 			progress(r)
 		}
-		if p.EarlyStopping > 0 && it-m.BestIteration >= p.EarlyStopping {
+		if p.EarlyStopping > 0 && moved && it-m.BestIteration >= p.EarlyStopping {
 			return nil
 		}
 	}

@@ -204,3 +204,56 @@ func TestBaseScore(t *testing.T) {
 		t.Errorf("defaults print %q", s)
 	}
 }
+
+// Targets dominated by a slot offset: the first stumps only split on the
+// slot, every slate stays as ties leave it and the estimate does not move.
+// Patience must not run out on that plateau, or a short --early-stopping
+// keeps a model that ranks by position.
+func TestTrainSelectWaitsForSlatesToMove(t *testing.T) {
+	if !xgboost.Available {
+		t.Skip("needs cgo and libxgboost")
+	}
+	offset := func(ds *data.Dataset) *data.Targets {
+		tg := piTargets(ds, 3)
+		for i := range tg.Target {
+			d := ds.QueryOffsets[tg.Query[i]] + int(tg.Doc[i])
+			tg.Target[i] = float64(ds.Labels[d]) / float64(tg.Slot[i])
+			if tg.Slot[i] == 1 {
+				tg.Target[i] += 40
+			}
+		}
+		return tg
+	}
+	tr, va := mslrLike(40), mslrLike(20)
+	ttr, tva := offset(tr), offset(va)
+	trm, err := features.PIOPT(tr, ttr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vam, err := features.PIOPT(va, tva)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, err := NewSlateValue(tva, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := small()
+	p.Trees, p.Leaves, p.EarlyStopping, p.SelectBy, p.BaseScore = 120, 2, 3, SelectValue, "0.5"
+	var rounds []Round
+	m, err := TrainSelect(context.Background(), trm, vam, value, p, func(r Round) { rounds = append(rounds, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	plateau := 0
+	for plateau < len(rounds) && rounds[plateau].Valid == rounds[0].Valid {
+		plateau++
+	}
+	if plateau <= p.EarlyStopping {
+		t.Fatalf("plateau of %d rounds: the case does not test patience %d", plateau, p.EarlyStopping)
+	}
+	if m.Trained <= plateau || !(m.BestScore > rounds[0].Valid) || m.BestIteration < plateau {
+		t.Fatalf("trained %d rounds, plateau %d, best round %d at %v (first %v)", m.Trained, plateau, m.BestIteration, m.BestScore, rounds[0].Valid)
+	}
+}

@@ -113,30 +113,11 @@ func TestTrainSelectByValue(t *testing.T) {
 	if !xgboost.Available {
 		t.Skip("needs cgo and libxgboost")
 	}
-	tr := mslrLike(60)
-	va := mslrLike(30)
 	// Validation targets from another stream than training's: a log's
 	// noisy φ̂ whose mean is the grade's gain over the slot.
-	ttr, tva := piTargets(tr, 3), piTargets(va, 3)
-	trm, err := features.PIOPT(tr, ttr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vam, err := features.PIOPT(va, tva)
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, err := NewSlateValue(tva, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := small()
 	p.Trees, p.EarlyStopping, p.SelectBy, p.BaseScore = 40, 15, SelectValue, "0.5"
-	var rounds []Round
-	m, err := TrainSelect(context.Background(), trm, vam, value, p, func(r Round) { rounds = append(rounds, r) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, rounds, trm, vam, value := trainByValue(t, mslrLike(60), mslrLike(30), piTargets, p)
 	defer m.Close()
 	best := 0
 	for i, r := range rounds {
@@ -224,27 +205,9 @@ func TestTrainSelectWaitsForSlatesToMove(t *testing.T) {
 		}
 		return tg
 	}
-	tr, va := mslrLike(40), mslrLike(20)
-	ttr, tva := offset(tr), offset(va)
-	trm, err := features.PIOPT(tr, ttr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vam, err := features.PIOPT(va, tva)
-	if err != nil {
-		t.Fatal(err)
-	}
-	value, err := NewSlateValue(tva, false)
-	if err != nil {
-		t.Fatal(err)
-	}
 	p := small()
 	p.Trees, p.Leaves, p.EarlyStopping, p.SelectBy, p.BaseScore = 120, 2, 3, SelectValue, "0.5"
-	var rounds []Round
-	m, err := TrainSelect(context.Background(), trm, vam, value, p, func(r Round) { rounds = append(rounds, r) })
-	if err != nil {
-		t.Fatal(err)
-	}
+	m, rounds, _, _, _ := trainByValue(t, mslrLike(40), mslrLike(20), func(ds *data.Dataset, _ int) *data.Targets { return offset(ds) }, p)
 	defer m.Close()
 	plateau := 0
 	for plateau < len(rounds) && rounds[plateau].Valid == rounds[0].Valid {
@@ -256,4 +219,30 @@ func TestTrainSelectWaitsForSlatesToMove(t *testing.T) {
 	if m.Trained <= plateau || !(m.BestScore > rounds[0].Valid) || m.BestIteration < plateau {
 		t.Fatalf("trained %d rounds, plateau %d, best round %d at %v (first %v)", m.Trained, plateau, m.BestIteration, m.BestScore, rounds[0].Valid)
 	}
+}
+
+// trainByValue trains on tr and selects by the value of va's slates,
+// both with targets from targets, returning the model, its rounds, the
+// matrices and the value.
+func trainByValue(t *testing.T, tr, va *data.Dataset, targets func(*data.Dataset, int) *data.Targets, p Params) (*Model, []Round, *features.Matrix, *features.Matrix, *SlateValue) {
+	t.Helper()
+	tva := targets(va, 3)
+	trm, err := features.PIOPT(tr, targets(tr, 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vam, err := features.PIOPT(va, tva)
+	if err != nil {
+		t.Fatal(err)
+	}
+	value, err := NewSlateValue(tva, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rounds []Round
+	m, err := TrainSelect(context.Background(), trm, vam, value, p, func(r Round) { rounds = append(rounds, r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, rounds, trm, vam, value
 }

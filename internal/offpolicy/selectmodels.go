@@ -92,12 +92,7 @@ func EvaluateLogs(ctx context.Context, plans []*Plan, lr *data.LogReader, e LogE
 			return nil, err
 		}
 		if e.NonAdditive {
-			// The same warning EvaluateLog adds.
-			for _, name := range []string{PI, WPI} {
-				if est := res.Estimates[name]; est != nil {
-					est.Warnings = append(est.Warnings, "ERR is not additive over slots: PI is biased for it and its intervals assume additivity")
-				}
-			}
+			warnNonAdditive(res) // as EvaluateLog does
 		}
 		out[i] = res
 	}

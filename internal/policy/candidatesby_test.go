@@ -148,23 +148,8 @@ func TestParseSetupCandidatesBy(t *testing.T) {
 // header key, and a Setup built without a limit is refused.
 func TestSetupCandidatesByErrors(t *testing.T) {
 	ds := twoFeatures()
-	s, err := ParseSetup(Flags{Slots: 2, Logging: "uniform", Candidates: 2, CandidatesBy: "feature:3"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Candidates(context.Background(), ds, Options{}); err == nil || !strings.HasPrefix(err.Error(), "--candidates-by: rank source feature:3: ") {
-		t.Errorf("feature 3 of a 2-feature dataset: error %v", err)
-	}
-	lr, err := data.NewLogReader(strings.NewReader("# piopt-log v1 slots=2 logging=uniform candidates=2 candidates-by=feature:3\n"), "x.log", ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s, _, err = ReadSetup(lr, Flags{}); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := s.Candidates(context.Background(), ds, Options{}); err == nil || !strings.HasPrefix(err.Error(), "x.log: header candidates-by=feature:3: rank source feature:3: ") {
-		t.Errorf("header feature 3 of a 2-feature dataset: error %v", err)
-	}
+	sourceErrors(t, ds, Flags{Slots: 2, Logging: "uniform", Candidates: 2, CandidatesBy: "feature:3"},
+		"candidates=2 candidates-by=feature:3", "--candidates-by", "candidates-by")
 	if _, err := (Setup{Slots: 2, CandidatesBy: "feature:1"}).Candidates(context.Background(), ds, Options{}); err == nil || !strings.Contains(err.Error(), "needs a limit") {
 		t.Errorf("no limit: error %v", err)
 	}

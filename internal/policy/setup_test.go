@@ -68,22 +68,30 @@ func TestSetupCandidates(t *testing.T) {
 		}
 	}
 	// A failing rank source names where it came from.
-	s, err := ParseSetup(Flags{Slots: 2, Logging: "uniform", RankBy: "feature:3"})
+	sourceErrors(t, ds, Flags{Slots: 2, Logging: "uniform", RankBy: "feature:3"}, "rank-by=feature:3", "--rank-by", "rank-by")
+}
+
+// sourceErrors checks that a rank source failing on ds (feature:3 of a
+// dataset with fewer features), given as flags f or in a log header as
+// key=value, names the flag or header key it came from.
+func sourceErrors(t *testing.T, ds *data.Dataset, f Flags, header, flag, key string) {
+	t.Helper()
+	s, err := ParseSetup(f)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Candidates(context.Background(), ds, Options{}); err == nil || !strings.HasPrefix(err.Error(), "--rank-by: rank source feature:3: ") {
-		t.Errorf("feature 3 of a 1-feature dataset: error %v", err)
+	if _, err := s.Candidates(context.Background(), ds, Options{}); err == nil || !strings.HasPrefix(err.Error(), flag+": rank source feature:3: ") {
+		t.Errorf("%s feature:3: error %v", flag, err)
 	}
-	lr, err := data.NewLogReader(strings.NewReader("# piopt-log v1 slots=2 logging=uniform rank-by=feature:3\n"), "x.log", ds)
+	lr, err := data.NewLogReader(strings.NewReader("# piopt-log v1 slots=2 logging=uniform "+header+"\n"), "x.log", ds)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if s, _, err = ReadSetup(lr, Flags{}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Candidates(context.Background(), ds, Options{}); err == nil || !strings.HasPrefix(err.Error(), "x.log: header rank-by=feature:3: rank source feature:3: ") {
-		t.Errorf("header feature 3 of a 1-feature dataset: error %v", err)
+	if _, err := s.Candidates(context.Background(), ds, Options{}); err == nil || !strings.HasPrefix(err.Error(), "x.log: header "+key+"=feature:3: rank source feature:3: ") {
+		t.Errorf("header %s: error %v", header, err)
 	}
 }
 

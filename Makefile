@@ -19,7 +19,7 @@ deps:
 	@command -v gcc >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc; }
 
 build: deps
-	$(GO) build -o $(BIN) ./cmd/piopt
+	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/piopt
 
 test: deps
 	$(GO) vet $(PKGS)

@@ -35,12 +35,6 @@ func grid(n int, f func(a, b float64) float64) *features.Matrix {
 	return m
 }
 
-func small() Params {
-	p := Defaults()
-	p.Trees, p.Leaves, p.Threads = 100, 16, 1
-	return p
-}
-
 func TestLearnsKnownFunction(t *testing.T) {
 	f := func(a, b float64) float64 { return 3*a - 2*b + math.Sin(6*a) }
 	p := small()

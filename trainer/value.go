@@ -35,7 +35,6 @@ type SlateValue struct {
 	target []float64 // φ̂ per validation row (the matrix's row order)
 	block  []int     // query k's rows are [block[k], block[k+1])
 	slots  []int     // ℓ_x of query k
-	qids   []string  // for errors
 	solver *impute.SlateSolver
 	w      []float64
 	slate  []int32

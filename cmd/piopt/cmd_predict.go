@@ -21,7 +21,10 @@ func predictCommand() *cli.Command {
 0-based position inside the query (its comment id with --doc-ids comment). A
 PI-OPT model scores every (doc, slot) pair, slots 1..min(ℓ, m) of a query of m docs; a SUP or LambdaMART model scores each
 doc once, with slot 0. Scores equal XGBoost's own predictions up to float32
-rounding (XGBoost sums trees in float32, piopt in float64).`,
+rounding (XGBoost sums trees in float32, piopt in float64).
+
+   piopt train --sup --data folds/Fold1/train.txt --trees 50 --out sup.model
+   piopt predict --data folds/Fold1/test.txt --model sup.model --out test.scores`,
 		Flags: append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "LETOR `FILE` to score", Required: true},
 			&cli.StringFlag{Name: "model", Usage: "model `FILE` from piopt train (binary or .json)", Required: true},

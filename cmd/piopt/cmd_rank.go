@@ -31,7 +31,11 @@ the 0-based doc position in its query (its comment id with --doc-ids comment),
 rank the slot 1..min(L, m), score the model's score of that (doc, slot) pair (of
 the doc for a SUP model).
 --json writes the summary; --per-query writes one line per query with every
-metric of every policy (header: qid docs ndcg@3:pi-opt ...).`,
+metric of every policy (header: qid docs ndcg@3:pi-opt ...).
+
+   piopt train --sup --data folds/Fold1/train.txt --trees 50 --out sup.model
+   piopt rank --data folds/Fold1/test.txt --model sup.model --slots 5 \
+              --out test.run --json summary.json --per-query test.tsv`,
 		Flags: append(append([]cli.Flag{
 			&cli.StringFlag{Name: "data", Usage: "LETOR test `FILE`", Required: true},
 			&cli.StringFlag{Name: "model", Usage: "model `FILE` to rank with (PI-OPT, SUP or LambdaMART)", Required: true},

@@ -27,7 +27,10 @@ With --json, one JSON object per file and line:
   {"file": ..., "queries": Q, "docs": D, "features": F,
    "docs_per_query": {"min": .., "mean": .., "max": ..},
    "labels": {"0": n0, ..., "4": n4}, "queries_without_relevant": N}
-labels lists every grade from 0 to --max-label (or the highest grade present).`,
+labels lists every grade from 0 to --max-label (or the highest grade present).
+
+   piopt stats folds/Fold1/train.txt folds/Fold1/vali.txt folds/Fold1/test.txt
+   piopt stats --json --max-label 4 folds/S1.txt folds/S2.txt`,
 		Flags: append(dataFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per file"},
 		),

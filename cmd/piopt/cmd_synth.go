@@ -29,7 +29,11 @@ byte-identical files on any number of cores.
 
 --queries 1000 (the default) is about 120,000 documents: 140 MB of partitions
 and 830 MB over all 20 files, written in seconds. --queries 10000 is
-MSLR-WEB10K's size: 1.2 M documents, 8.6 GB over all files, under a minute.`,
+MSLR-WEB10K's size: 1.2 M documents, 8.6 GB over all files, under a minute.
+A small set to try the other commands on (6,000 documents, 40 MB):
+
+   piopt synth --out folds --queries 50
+   piopt stats folds/Fold1/train.txt`,
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`"},
 			&cli.IntFlag{Name: "queries", Value: synth.DefaultQueries, Usage: "number of queries `N` over the five partitions (10000: MSLR-WEB10K size)"},

@@ -39,25 +39,41 @@ or all of it, over every fold, with one command:
 In every file a doc is its 0-based position inside its query's block of the
 dataset file (with --doc-ids comment, the id in its line's comment), a query
 is its raw qid, and a slot is 1-based.`,
-		Commands: []*cli.Command{
-			synthCommand(),
-			statsCommand(),
-			simulateCommand(),
-			imputeCommand(),
-			trainCommand(),
-			predictCommand(),
-			rankCommand(),
-			experimentCommand(),
-			evaluateCommand(),
-			evaluateSweepCommand(),
-			selectCommand(),
-		},
+		Commands:             commands(),
+		Version:              pioptVersion(),
 		EnableBashCompletion: true,
+		OnUsageError:         onUsageError,
+		Action:               rootAction,
 	}
 	for _, cmd := range app.Commands {
-		cmd.Before = checkBeforeWork
+		req := takeRequired(cmd)
+		cmd.Before = func(c *cli.Context) error {
+			if err := checkRequired(c, req); err != nil {
+				return err
+			}
+			return checkBeforeWork(c)
+		}
+		cmd.OnUsageError = onUsageError
 	}
 	return app
+}
+
+// commands are piopt's commands, as their constructors build them (newApp
+// then moves their required flags' checks to checkRequired).
+func commands() []*cli.Command {
+	return []*cli.Command{
+		synthCommand(),
+		statsCommand(),
+		simulateCommand(),
+		imputeCommand(),
+		trainCommand(),
+		predictCommand(),
+		rankCommand(),
+		experimentCommand(),
+		evaluateCommand(),
+		evaluateSweepCommand(),
+		selectCommand(),
+	}
 }
 
 // gcPercent is piopt's GOGC unless the environment sets one. piopt's heap
@@ -76,7 +92,7 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := newApp().RunContext(ctx, os.Args); err != nil {
-		fmt.Fprintln(os.Stderr, "piopt:", err)
+		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
 }

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// requiredMark is the default text newApp gives the flags it took
+// Required off: urfave/cli answers a missing required flag by printing the
+// whole help and then the error, and its help shows such a flag's zero
+// value as its default; piopt checks them itself (checkRequired) and marks
+// them in the help (flagString). The mark lives on the flag, not in a
+// registry.
+const requiredMark = "\x00required"
+
+// cliFlagString is urfave/cli's own rendering, which flagString amends.
+var cliFlagString = cli.FlagStringer
+
+func init() { cli.FlagStringer = flagString }
+
+// flagString renders a help line as urfave/cli does, with "(required)" in
+// place of a required flag's default.
+func flagString(f cli.Flag) string {
+	s := cliFlagString(f)
+	if df, ok := f.(cli.DocGenerationFlag); !ok || df.GetDefaultText() != requiredMark {
+		return s
+	}
+	s = strings.Replace(s, " (default: "+requiredMark+")", "", 1)
+	return s + " (required)"
+}
+
+// takeRequired clears Required on cmd's required flags, marks them with
+// requiredMark and returns them, in cmd's order.
+func takeRequired(cmd *cli.Command) []cli.Flag {
+	var req []cli.Flag
+	for _, f := range cmd.Flags {
+		if rf, ok := f.(cli.RequiredFlag); !ok || !rf.IsRequired() {
+			continue
+		}
+		switch f := f.(type) {
+		case *cli.StringFlag:
+			f.Required, f.DefaultText = false, requiredMark
+		case *cli.IntFlag:
+			f.Required, f.DefaultText = false, requiredMark
+		case *cli.Int64Flag:
+			f.Required, f.DefaultText = false, requiredMark
+		case *cli.Uint64Flag:
+			f.Required, f.DefaultText = false, requiredMark
+		case *cli.Float64Flag:
+			f.Required, f.DefaultText = false, requiredMark
+		case *cli.StringSliceFlag:
+			f.Required, f.DefaultText = false, requiredMark
+		default:
+			continue // left to urfave/cli, which still enforces it
+		}
+		req = append(req, f)
+	}
+	return req
+}
+
+// checkRequired refuses a run that lacks any of req, naming every missing
+// flag on one line.
+func checkRequired(c *cli.Context, req []cli.Flag) error {
+	var missing []string
+	for _, f := range req {
+		set := false
+		for _, n := range f.Names() {
+			set = set || c.IsSet(n)
+		}
+		if !set {
+			missing = append(missing, "--"+f.Names()[0])
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	what := "flag"
+	if len(missing) > 1 {
+		what = "flags"
+	}
+	return &usageError{cmd: c.Command.Name, msg: fmt.Sprintf("missing required %s %s", what, strings.Join(missing, ", "))}
+}
+
+// usageError is a command line piopt refused before reading any input: it
+// names the command, and main prints it as "piopt CMD: MSG (see ...)".
+type usageError struct {
+	cmd  string // "" for piopt's own flags
+	msg  string
+	hint string // "" for the pointer to the command's --help
+}
+
+func (e *usageError) Error() string {
+	help, hint := "piopt --help", e.hint
+	if e.cmd != "" {
+		help = "piopt " + e.cmd + " --help"
+	}
+	if hint == "" {
+		hint = "see " + help
+	}
+	if e.cmd == "" {
+		return fmt.Sprintf("%s (%s)", e.msg, hint)
+	}
+	return fmt.Sprintf("%s: %s (%s)", e.cmd, e.msg, hint)
+}
+
+// errorLine is the line main prints for err on stderr.
+func errorLine(err error) string {
+	var ue *usageError
+	if errors.As(err, &ue) && ue.cmd != "" {
+		return "piopt " + err.Error()
+	}
+	return "piopt: " + err.Error()
+}
+
+// flagErrors rewrite the parse errors of Go's flag package and urfave/cli,
+// which name a flag "-x" or "x", into flags as users type them ("--x").
+var flagErrors = []struct {
+	re   *regexp.Regexp
+	repl string
+}{
+	{regexp.MustCompile(`^flag needs an argument: -+(.+)$`), `--$1 needs a value`},
+	{regexp.MustCompile(`^invalid value (".*") for flag -+([^:]+): (.*)$`), `invalid value $1 for --$2: $3`},
+	{regexp.MustCompile(`^invalid boolean value (".*") for -+([^:]+): (.*)$`), `invalid value $1 for --$2: $3`},
+	{regexp.MustCompile(`^invalid boolean flag ([^:]+): (.*)$`), `invalid value for --$1: $2`},
+	{regexp.MustCompile(`^(?i:cannot) use two forms of the same flag: (\S+) (\S+)$`), `--$1 and --$2 are one flag: give it once`},
+	{regexp.MustCompile(`^could not parse (".*") as (.*) from (.*) for flag ([^:]+): (.*)$`), `could not parse $1 as $2 from $3 for --$4: $5`},
+}
+
+// onUsageError replaces urfave/cli's "Incorrect Usage" and full help with
+// one line: the flag as typed, a suggestion for a misspelt one, and a
+// pointer to --help.
+func onUsageError(c *cli.Context, err error, isSubcommand bool) error {
+	ue := &usageError{msg: err.Error()}
+	if isSubcommand {
+		ue.cmd = c.Command.Name
+	}
+	if name, ok := strings.CutPrefix(ue.msg, "flag provided but not defined: -"); ok {
+		name = strings.TrimLeft(name, "-")
+		ue.msg = "unknown flag --" + name
+		if s := suggestFlag(name, c.Command.Flags); s != "" {
+			ue.hint = "did you mean --" + s + "?"
+		}
+		return ue
+	}
+	for _, fe := range flagErrors {
+		if fe.re.MatchString(ue.msg) {
+			ue.msg = fe.re.ReplaceAllString(ue.msg, fe.repl)
+			break
+		}
+	}
+	// The flag package says only "parse error" of a value that is no number.
+	if m := badValue.FindStringSubmatch(ue.msg); m != nil {
+		if want := wantValue(m[1], c.Command.Flags); want != "" {
+			ue.msg = strings.TrimSuffix(ue.msg, "parse error") + "want " + want
+		}
+	}
+	return ue
+}
+
+// badValue matches a rewritten "invalid value" error that names no reason.
+var badValue = regexp.MustCompile(`^invalid value (?:".*" )?for --([^:]+): parse error$`)
+
+// wantValue says what flag name takes, for the numeric and boolean flags.
+func wantValue(name string, flags []cli.Flag) string {
+	for _, f := range flags {
+		if !slices.Contains(f.Names(), name) {
+			continue
+		}
+		switch f.(type) {
+		case *cli.IntFlag, *cli.Int64Flag:
+			return "an integer"
+		case *cli.UintFlag, *cli.Uint64Flag:
+			return "an integer ≥ 0"
+		case *cli.Float64Flag:
+			return "a number"
+		case *cli.BoolFlag:
+			return "true or false"
+		case *cli.DurationFlag:
+			return "a duration such as 90s or 1h30m"
+		}
+	}
+	return ""
+}

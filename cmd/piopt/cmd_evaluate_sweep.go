@@ -5,8 +5,8 @@ import (
 	"os"
 	"time"
 
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/data/parallel"
+	"github.com/piopt/piopt/internal/experiment"
 	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -29,7 +29,7 @@ func evaluateSweepCommand() *cli.Command {
 		&cli.Int64Flag{Name: "min-samples", Value: 100, Usage: "smallest log size `N` of the grid"},
 		&cli.IntFlag{Name: "points-per-decade", Value: 4, Usage: "grid points `K` per factor 10 of log size"},
 		&cli.IntFlag{Name: "dm-max-train", Usage: "cap DM's training set: at log size n DM trains on the first min(n/2, `ROWS`) samples (0, the default: no cap, n/2 as the paper; a fit costs seconds per 10^5 rows, so a cap such as 50000 shortens large sweeps)"},
-		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to `FILE`"},
+		&cli.StringFlag{Name: "json", Usage: "write the results as JSON to `FILE`, and beside it (NAME.run.json) the run record: start, wall times, machine"},
 		&cli.StringFlag{Name: "html", Usage: "write a self-contained HTML report with the RMSE chart to `FILE`"},
 	}
 	return &cli.Command{
@@ -61,6 +61,7 @@ it) and evaluated on the second half.`,
 }
 
 func runEvaluateSweep(c *cli.Context) error {
+	start := time.Now()
 	ls, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
 		return err
@@ -93,6 +94,12 @@ func runEvaluateSweep(c *cli.Context) error {
 	}
 	tLoad := time.Since(t0)
 	t0 = time.Now()
+	inputs, err := offpolicy.HashInputs(ds.Source)
+	if err != nil {
+		return err
+	}
+	tHash := time.Since(t0)
+	t0 = time.Now()
 	cands, gammas, target, err := opePolicies(c, ds, ls, method, popt)
 	if err != nil {
 		return err
@@ -108,9 +115,12 @@ func runEvaluateSweep(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	pv, xv := experiment.Versions()
 	out := offpolicy.NewSweepReport(offpolicy.SweepSetup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
 		Slots: slots, Candidates: ls.Limit, Logging: ls.Logging.String(), RankBy: ls.RankBy, CandidatesBy: ls.CandidatesBy, Target: target.Name(), Samples: n, Runs: runs,
-		DMMaxTrain: c.Int("dm-max-train"), Command: commandLine()}, plan, res)
+		DMMaxTrain: c.Int("dm-max-train"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv, Inputs: inputs}, plan, res)
+	out.Run = offpolicy.NewSweepRun(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
+		"policies": tPolicies, "prepare": tPrepare, "simulate": res.SimulateTime, "dm": res.DMTime})
 	out.WriteTable(os.Stdout)
 	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), DM %.1fs\n",
 		tLoad.Seconds(), tPolicies.Seconds(), tPrepare.Seconds(), res.SimulateTime.Seconds(), runs, n, res.DMTime.Seconds())
@@ -145,21 +155,19 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 	threads := parallel.Workers(c.Int("threads"))
 	fitThreads := max(1, threads/min(threads, runs))
 	bar := progress.New(os.Stderr, "evaluate-sweep", n*int64(runs), "samples")
-	res, err := plan.Sweep(c.Context, offpolicy.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
-		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add})
+	cfg := offpolicy.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
+		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add}
+	// DM's fits follow the simulation, on a bar of their own.
+	var dmDone func()
+	cfg.DMProgress, dmDone = progress.Later(os.Stderr, "evaluate-sweep: DM fits", cfg.DMPoints(), "points")
+	res, err := plan.Sweep(c.Context, cfg)
 	bar.Done()
+	dmDone()
 	return res, err
 }
 
-// writeSweepFiles writes --json and --html.
+// writeSweepFiles writes --json and --html, and the run record beside
+// them.
 func writeSweepFiles(c *cli.Context, out *offpolicy.SweepReport) error {
-	if p := c.String("json"); p != "" {
-		if err := writeJSON(p, out); err != nil {
-			return err
-		}
-	}
-	if p := c.String("html"); p != "" {
-		return atomicfile.WriteFile(p, out.HTML())
-	}
-	return nil
+	return out.WriteFiles(c.String("json"), c.String("html"))
 }

@@ -3,12 +3,10 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/experiment"
@@ -34,7 +32,9 @@ slates simulated on the validation fold, so no validation label reaches PI-OPT
 but through the simulated rewards.
 
 It prints the table of fold means ± standard deviations and writes
-OUT/summary.json and a self-contained OUT/report.html. Every stage's result is
+OUT/summary.json and a self-contained OUT/report.html, which record the
+command, the versions and the inputs' SHA-256, and OUT/run.json, the start,
+wall times and machine, which vary between runs. Every stage's result is
 cached in OUT under a hash of its inputs: re-running with the same flags reuses
 finished stages, and an interrupted run resumes where it stopped.
 
@@ -77,20 +77,14 @@ func runExperiment(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	b, err := sum.MarshalJSON()
+	paths, err := sum.WriteFiles(cfg.Out)
 	if err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(cfg.Out, "summary.json"), append(b, '\n')); err != nil {
-		return err
-	}
-	if err := atomicfile.WriteFile(filepath.Join(cfg.Out, "report.html"), sum.HTML()); err != nil {
 		return err
 	}
 	if err := sum.WriteTable(os.Stdout); err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stdout, "wrote %s and %s\n", filepath.Join(cfg.Out, "summary.json"), filepath.Join(cfg.Out, "report.html"))
+	fmt.Fprintf(os.Stdout, "wrote %s and %s (run record %s)\n", paths[0], paths[1], paths[2])
 	return nil
 }
 
@@ -124,7 +118,9 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 		Read:          read,
 		RandomSamples: c.Int("random-samples"),
 		Progress:      os.Stderr,
+		Command:       commandLine(),
 	}
+	cfg.PioptVersion, cfg.XGBoostVersion = experiment.Versions()
 	if progress.IsTerminal(os.Stderr) {
 		cfg.Log = os.Stderr
 	}

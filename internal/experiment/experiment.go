@@ -20,6 +20,7 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
@@ -79,6 +80,10 @@ type Config struct {
 	// keeps the point whose selected round has the best estimated value on
 	// the validation log (grid.go); it needs SelectBy value.
 	Grid Grid
+	// Command, PioptVersion and XGBoostVersion are recorded in the
+	// summary's provenance (Versions gives the versions), with the fold
+	// files and their hashes.
+	Command, PioptVersion, XGBoostVersion string
 }
 
 // FoldResult holds one fold's test-set means: metric name → policy → value.
@@ -105,11 +110,16 @@ type Summary struct {
 	Mean, Std   map[string]map[string]float64
 	// Notes are printed under the table (WriteTable), not in summary.json.
 	Notes []string
+	// Provenance is the command, the versions and the inputs.
+	Provenance offpolicy.Provenance
+	// Run is the run record: run.json, not summary.json.
+	Run *RunRecord
 }
 
 // MarshalJSON writes summary.json: {"conventions": {...}, "config": {...},
 // "folds": [{"fold": 1, "ndcg@3": {"pi-opt": .., ...}, ...}], "mean": {...},
-// "std": {...}}.
+// "provenance": {...}, "std": {...}}: nothing in it varies between runs of
+// the same command on the same inputs (that is in Run).
 func (s *Summary) MarshalJSON() ([]byte, error) {
 	folds := make([]map[string]any, len(s.Folds))
 	for i, f := range s.Folds {
@@ -130,6 +140,7 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		"config":      s.Config,
 		"folds":       folds,
 		"mean":        s.Mean,
+		"provenance":  s.Provenance,
 		"std":         s.Std,
 	})
 }
@@ -157,6 +168,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
 		return nil, err
 	}
+	start := time.Now()
 	r := &runner{cfg: cfg}
 	if err := r.settleMaxRel(ctx); err != nil {
 		return nil, err
@@ -166,17 +178,32 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		Conventions: ranker.NewConventionsJSON(r.cfg.Conventions),
 		Policies:    r.policies(),
 		Notes:       r.notes(),
+		Run:         newRunRecord(start),
 	}
 	for _, k := range cfg.Metrics {
 		s.Metrics = append(s.Metrics, r.metric(k).Name())
 	}
+	t := time.Now()
+	var err error
+	if s.Provenance, err = r.provenance(); err != nil {
+		return nil, err
+	}
+	s.Run.Seconds["hash inputs"] = time.Since(t).Seconds()
 	for _, f := range cfg.Folds {
 		res, err := r.fold(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("fold %d: %w", f.Number, err)
 		}
 		s.Folds = append(s.Folds, *res)
+		s.Run.addFold(res, r.reused)
 	}
+	s.summarize()
+	s.Run.Seconds["total"] = time.Since(start).Seconds()
+	return s, nil
+}
+
+// summarize sets the means and standard deviations across folds.
+func (s *Summary) summarize() {
 	s.Mean, s.Std = map[string]map[string]float64{}, map[string]map[string]float64{}
 	for _, m := range s.Metrics {
 		s.Mean[m], s.Std[m] = map[string]float64{}, map[string]float64{}
@@ -188,12 +215,12 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 			s.Mean[m][p], s.Std[m][p] = eval.MeanStd(xs)
 		}
 	}
-	return s, nil
 }
 
 type runner struct {
 	cfg    Config
 	loaded map[string]*data.Dataset
+	reused bool // the last fold's results were read back (fold)
 }
 
 func (r *runner) policies() []string {
@@ -372,7 +399,10 @@ type foldRun struct {
 	grids                            []*gridRun // PI-OPT's grid per metric (Config.Grid)
 }
 
+// fold runs fold f, or reads its results back from an earlier run, which
+// it records in r.reused.
 func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
+	r.reused = false
 	c := r.cfg
 	fr := &foldRun{f: f, dir: filepath.Join(c.Out, fmt.Sprintf("fold%d", f.Number))}
 	if err := os.MkdirAll(fr.dir, 0o755); err != nil {
@@ -398,6 +428,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 		var res FoldResult
 		if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
 			r.logf("fold %d: results reused (%s)", f.Number, resultPath)
+			r.reused = true
 			return &res, nil
 		}
 	}
@@ -673,6 +704,7 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 		} else {
 			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
 		}
+		bar.Expect(progress.RoundsEnd(p.Trees, rd.Best, p.EarlyStopping))
 		bar.Add(1)
 	})
 	bar.Done()

@@ -5,9 +5,14 @@ package experiment
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -51,10 +56,12 @@ func TestRunLearnsAndResumes(t *testing.T) {
 	var log bytes.Buffer
 	cfg := smallConfig(t, folds, out)
 	cfg.Log = &log
+	cfg.Command, cfg.PioptVersion, cfg.XGBoostVersion = "piopt experiment --out x", "v9.9.9 abc", "1.7.6"
 	s1, err := Run(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkProvenance(t, s1, folds, log.String())
 	for _, f := range s1.Folds {
 		for _, m := range []string{"ndcg@3", "err@3"} {
 			v := f.Values[m]
@@ -105,6 +112,10 @@ func TestRunLearnsAndResumes(t *testing.T) {
 	if !bytes.Equal(b1, b2) {
 		t.Fatalf("second run gave a different summary:\n%s\n%s", b1, b2)
 	}
+	if strings.Contains(log.String(), "hashed") {
+		t.Errorf("second run hashed its inputs again:\n%s", log.String())
+	}
+	checkRunFiles(t, s1, s2)
 	if got := strings.Count(log.String(), "results reused"); got != 2 {
 		t.Fatalf("second run log:\n%s", log.String())
 	}
@@ -131,6 +142,112 @@ func TestRunLearnsAndResumes(t *testing.T) {
 	}
 	if html := s3.HTML(); !bytes.Contains(html, []byte("<svg")) || bytes.Contains(html, []byte("http://")) && !bytes.Contains(html, []byte("http://www.w3.org/2000/svg")) {
 		t.Errorf("report is not a self-contained page with a chart")
+	}
+}
+
+// checkProvenance: the summary records the command, the versions and the
+// fold files in fold order with their SHA-256 (as sha256sum gives it) and
+// sizes, hashed once each.
+func checkProvenance(t *testing.T, s *Summary, folds []Fold, log string) {
+	t.Helper()
+	p := s.Provenance
+	if p.Command != "piopt experiment --out x" || p.PioptVersion != "v9.9.9 abc" || p.XGBoostVersion != "1.7.6" {
+		t.Errorf("provenance %+v", p)
+	}
+	var paths []string
+	for _, f := range folds {
+		paths = append(paths, f.Train, f.Vali, f.Test)
+	}
+	if len(p.Inputs) != len(paths) {
+		t.Fatalf("inputs %+v, want %v", p.Inputs, paths)
+	}
+	for i, in := range p.Inputs {
+		b, err := os.ReadFile(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		sum := sha256.Sum256(b)
+		if in.Path != paths[i] || in.SHA256 != hex.EncodeToString(sum[:]) || in.Bytes != int64(len(b)) {
+			t.Errorf("input %d: %+v, want %s %x %d", i, in, paths[i], sum, len(b))
+		}
+	}
+	if tool, err := exec.LookPath("sha256sum"); err == nil {
+		out, err := exec.Command(tool, paths[0]).Output()
+		if err != nil || strings.Fields(string(out))[0] != p.Inputs[0].SHA256 {
+			t.Errorf("sha256sum %s (%v), provenance %s", out, err, p.Inputs[0].SHA256)
+		}
+	}
+	if !strings.Contains(log, "hashed 6 input files in ") {
+		t.Errorf("first run log lacks the hashing:\n%s", log)
+	}
+	b, _ := s.MarshalJSON()
+	var sum struct {
+		Provenance map[string]json.RawMessage `json:"provenance"`
+	}
+	if err := json.Unmarshal(b, &sum); err != nil {
+		t.Fatal(err)
+	}
+	if got := slices.Sorted(maps.Keys(sum.Provenance)); !slices.Equal(got, []string{"command", "inputs", "piopt_version", "xgboost_version"}) {
+		t.Errorf("summary.json provenance keys %v", got)
+	}
+}
+
+// checkRunFiles: a fresh run (s1) and a resumed one (s2) write the same
+// summary.json and report.html bytes; their run.json have the same keys,
+// say which folds were reused, and hold what varies.
+func checkRunFiles(t *testing.T, s1, s2 *Summary) {
+	t.Helper()
+	d1, d2 := t.TempDir(), t.TempDir()
+	p1, err := s1.WriteFiles(d1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := s2.WriteFiles(d2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{filepath.Join(d1, "summary.json"), filepath.Join(d1, "report.html"), filepath.Join(d1, "run.json")}; !slices.Equal(p1, want) {
+		t.Errorf("wrote %v, want %v", p1, want)
+	}
+	for i := range 2 {
+		a, b := mustReadFile(t, p1[i]), mustReadFile(t, p2[i])
+		if !bytes.Equal(a, b) {
+			t.Errorf("%s differs between a fresh and a resumed run", filepath.Base(p1[i]))
+		}
+		// (SVG text may anchor at "start": the keys are checked in the
+		// JSON only.)
+		for _, varying := range []string{"hostname", "gomaxprocs", `"start"`, `"seconds"`, s1.Run.Start} {
+			if bytes.Contains(a, []byte(varying)) && (i == 0 || !strings.HasPrefix(varying, `"`)) {
+				t.Errorf("%s contains %q", filepath.Base(p1[i]), varying)
+			}
+		}
+	}
+	var r1, r2 struct {
+		Start    string             `json:"start"`
+		Hostname string             `json:"hostname"`
+		Cores    int                `json:"cores"`
+		Seconds  map[string]float64 `json:"seconds"`
+		Folds    []FoldRun          `json:"folds"`
+	}
+	if err := json.Unmarshal(mustReadFile(t, p1[2]), &r1); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(mustReadFile(t, p2[2]), &r2); err != nil {
+		t.Fatal(err)
+	}
+	var keys map[string]any
+	_ = json.Unmarshal(mustReadFile(t, p1[2]), &keys)
+	if got := slices.Sorted(maps.Keys(keys)); !slices.Equal(got, []string{"cores", "folds", "gomaxprocs", "hostname", "seconds", "start"}) {
+		t.Errorf("run.json keys %v", got)
+	}
+	if r1.Start == "" || r1.Cores < 1 || r1.Seconds["total"] <= 0 || r1.Hostname != r2.Hostname {
+		t.Errorf("run records %+v, %+v", r1, r2)
+	}
+	if len(r1.Folds) != 2 || r1.Folds[0].Reused || r1.Folds[0].Seconds["rank"] <= 0 || r1.Folds[0].Seconds["train sup"] <= 0 {
+		t.Errorf("fresh run's folds %+v", r1.Folds)
+	}
+	if len(r2.Folds) != 2 || !r2.Folds[1].Reused || len(r2.Folds[1].Seconds) != 0 {
+		t.Errorf("resumed run's folds %+v", r2.Folds)
 	}
 }
 

@@ -16,8 +16,28 @@ import (
 // policyTitle is how a policy is written in tables, as in the paper.
 var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", ranker.PolicyRandom: "random", LambdaMART: "LambdaMART"}
 
+// cell is a table's entry for metric m and policy p: the mean ± standard
+// deviation across folds, or with one fold its value alone (a deviation
+// of 0 over one fold would say nothing).
+func (s *Summary) cell(m, p string) string {
+	if len(s.Folds) == 1 {
+		return fmt.Sprintf("%.4f", s.Mean[m][p])
+	}
+	return fmt.Sprintf("%.4f ± %.4f", s.Mean[m][p], s.Std[m][p])
+}
+
+// foldsText says what the table's entries are: "mean ± std over 5 folds",
+// or "1 fold".
+func (s *Summary) foldsText() string {
+	if len(s.Folds) == 1 {
+		return "1 fold"
+	}
+	return fmt.Sprintf("mean ± std over %d folds", len(s.Folds))
+}
+
 // WriteTable prints the mean ± standard deviation across folds of every
-// metric and policy, one row per metric as in the paper's Table 1.
+// metric and policy, one row per metric as in the paper's Table 1 (with
+// one fold, its values).
 func (s *Summary) WriteTable(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	fmt.Fprintf(tw, "metric")
@@ -28,14 +48,14 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	for _, m := range s.Metrics {
 		fmt.Fprintf(tw, "%s", strings.ToUpper(m[:strings.IndexByte(m, '@')])+m[strings.IndexByte(m, '@'):])
 		for _, p := range s.Policies {
-			fmt.Fprintf(tw, "\t%.4f ± %.4f", s.Mean[m][p], s.Std[m][p])
+			fmt.Fprintf(tw, "\t%s", s.cell(m, p))
 		}
 		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	if _, err := fmt.Fprintf(w, "(mean ± std over %d folds; %s)\n", len(s.Folds), s.Conventions.Text); err != nil {
+	if _, err := fmt.Fprintf(w, "(%s; %s)\n", s.foldsText(), s.Conventions.Text); err != nil {
 		return err
 	}
 	if line := s.treesLine(); line != "" {
@@ -114,8 +134,12 @@ func (r *runner) notes() []string {
 // fold means with ± one standard deviation, and every fold's values.
 func (s *Summary) HTML() []byte {
 	p := report.NewPage("piopt experiment: PI-OPT vs SUP vs random")
-	p.Paragraph(fmt.Sprintf("Test-fold means over %d folds (± standard deviation across folds). Metric conventions: %s.",
-		len(s.Folds), s.Conventions.Text))
+	if len(s.Folds) == 1 {
+		p.Paragraph(fmt.Sprintf("Test-fold values of fold %d. Metric conventions: %s.", s.Folds[0].Fold, s.Conventions.Text))
+	} else {
+		p.Paragraph(fmt.Sprintf("Test-fold means over %d folds (± standard deviation across folds). Metric conventions: %s.",
+			len(s.Folds), s.Conventions.Text))
+	}
 	header := []string{"metric"}
 	for _, pol := range s.Policies {
 		header = append(header, policyTitle[pol])
@@ -124,7 +148,7 @@ func (s *Summary) HTML() []byte {
 	for _, m := range s.Metrics {
 		row := []string{m}
 		for _, pol := range s.Policies {
-			row = append(row, fmt.Sprintf("%.4f ± %.4f", s.Mean[m][pol], s.Std[m][pol]))
+			row = append(row, s.cell(m, pol))
 		}
 		rows = append(rows, row)
 	}
@@ -144,8 +168,7 @@ func (s *Summary) HTML() []byte {
 			errs[i] = append(errs[i], s.Std[m][pol])
 		}
 	}
-	p.Figure(report.BarChart(s.Metrics, series, vals, errs, report.Title("Test-fold metric (mean ± std over folds)"),
-		report.YLabel("metric value")), "Bars: mean over folds; whiskers: ± one standard deviation across folds.")
+	s.chart(p, series, vals, errs)
 	p.Heading(2, "Per fold")
 	header = []string{"fold"}
 	for _, m := range s.Metrics {
@@ -170,5 +193,18 @@ func (s *Summary) HTML() []byte {
 		fmt.Fprintf(&cfg, "%s: %v\n", k, s.Config[k])
 	}
 	p.Pre(cfg.String())
+	s.Provenance.AddTo(p)
 	return p.HTML()
+}
+
+// chart adds the bar chart of the fold means with their standard
+// deviations as whiskers, or with one fold of its values alone.
+func (s *Summary) chart(p *report.Page, series []string, vals, errs [][]float64) {
+	if len(s.Folds) == 1 {
+		p.Figure(report.BarChart(s.Metrics, series, vals, nil, report.Title(fmt.Sprintf("Test-fold metric (fold %d)", s.Folds[0].Fold)),
+			report.YLabel("metric value")), "Bars: the fold's test value.")
+		return
+	}
+	p.Figure(report.BarChart(s.Metrics, series, vals, errs, report.Title("Test-fold metric (mean ± std over folds)"),
+		report.YLabel("metric value")), "Bars: mean over folds; whiskers: ± one standard deviation across folds.")
 }

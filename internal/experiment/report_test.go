@@ -61,3 +61,45 @@ func TestTreesLine(t *testing.T) {
 		t.Errorf("without selection: %q", got)
 	}
 }
+
+// With one fold the table shows the fold's values, not "± 0.0000 … over 1
+// folds", and so does the report; with two it shows mean ± std.
+func TestOneFoldTable(t *testing.T) {
+	s := &Summary{
+		Conventions: ranker.ConventionsJSON{Text: "conv"},
+		Metrics:     []string{"ndcg@3", "err@3"}, Policies: []string{PIOPT, SUP, ranker.PolicyRandom},
+		Mean: map[string]map[string]float64{"ndcg@3": {PIOPT: 0.51234, SUP: 0.4, ranker.PolicyRandom: 0.25},
+			"err@3": {PIOPT: 0.3, SUP: 0.29996, ranker.PolicyRandom: 0.1}},
+		Std:   map[string]map[string]float64{"ndcg@3": {}, "err@3": {}},
+		Folds: []FoldResult{{Fold: 3}},
+	}
+	var out bytes.Buffer
+	if err := s.WriteTable(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := "metric   PI-OPT   SUP      random\n" +
+		"NDCG@3   0.5123   0.4000   0.2500\n" +
+		"ERR@3    0.3000   0.3000   0.1000\n" +
+		"(1 fold; conv)\n"
+	if out.String() != want {
+		t.Errorf("one fold:\n%q\nwant\n%q", out.String(), want)
+	}
+	h := string(s.HTML())
+	for _, bad := range []string{"±", "over 1 folds"} {
+		if strings.Contains(h, bad) {
+			t.Errorf("one-fold report contains %q", bad)
+		}
+	}
+	if !strings.Contains(h, "Test-fold values of fold 3.") || !strings.Contains(h, "<td class=\"num\">0.5123</td>") {
+		t.Errorf("one-fold report lacks the fold's values")
+	}
+	s.Folds = append(s.Folds, FoldResult{Fold: 4})
+	s.Std["ndcg@3"][PIOPT] = 0.01
+	out.Reset()
+	if err := s.WriteTable(&out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "NDCG@3   0.5123 ± 0.0100   0.4000 ± 0.0000") || !strings.HasSuffix(out.String(), "(mean ± std over 2 folds; conv)\n") {
+		t.Errorf("two folds:\n%s", out.String())
+	}
+}

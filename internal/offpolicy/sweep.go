@@ -63,6 +63,40 @@ type SweepConfig struct {
 	// Progress, when not nil, is called with the number of samples
 	// simulated since its last call (concurrently from several runs).
 	Progress func(n int64)
+	// DMProgress, when not nil, is called with 0 as DM fitting starts and
+	// then with 1 per grid point of a run whose DM models are fitted and
+	// evaluated (concurrently from several runs); DMPoints is their number.
+	DMProgress func(n int64)
+}
+
+// DMPoints is the number of DM fits of the sweep (grid points × runs, but
+// those too small to train on): what DMProgress counts to.
+func (cfg SweepConfig) DMPoints() int64 {
+	if len(cfg.Estimators.DM) == 0 {
+		return 0
+	}
+	grid := cfg.Grid
+	if grid == nil {
+		grid = LogGrid(100, cfg.Samples, 4)
+	}
+	keep := dmKeep(grid, cfg.DMMaxTrain)
+	var n int64
+	for _, g := range grid {
+		if min(g/2, keep) >= 2 {
+			n++
+		}
+	}
+	return n * int64(cfg.Runs)
+}
+
+// dmKeep is the number of samples of a run kept for DM's training: half
+// the largest grid point, capped by dmMaxTrain when positive.
+func dmKeep(grid []int64, dmMaxTrain int) int64 {
+	keep := grid[len(grid)-1] / 2
+	if dmMaxTrain > 0 {
+		keep = min(keep, int64(dmMaxTrain))
+	}
+	return keep
 }
 
 // SweepResult holds every estimate of every run at every grid point and
@@ -116,7 +150,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	}
 	// DM checkpoints: every n and n/2 of the grid.
 	var ck []int64
-	dmKeep := int64(0)
+	keep := int64(0)
 	if len(est.DM) > 0 {
 		set := map[int64]bool{}
 		for _, n := range grid {
@@ -126,15 +160,12 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			ck = append(ck, n)
 		}
 		sort.Slice(ck, func(i, j int) bool { return ck[i] < ck[j] })
-		dmKeep = grid[len(grid)-1] / 2
-		if cfg.DMMaxTrain > 0 {
-			dmKeep = min(dmKeep, int64(cfg.DMMaxTrain))
-		}
+		keep = dmKeep(grid, cfg.DMMaxTrain)
 	}
 	states := make([]*runState, cfg.Runs)
 	start := time.Now()
 	if err := eachRun(cfg.Runs, cfg.Threads, func(k int) (err error) {
-		states[k], err = p.simulateRun(ctx, cfg, grid, ck, dmKeep, res.Seeds[k])
+		states[k], err = p.simulateRun(ctx, cfg, grid, ck, keep, res.Seeds[k])
 		return err
 	}); err != nil {
 		return nil, err
@@ -151,8 +182,11 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 		// Their values start as NaN (simulateRun) and are filled in
 		// place.
 		start = time.Now()
+		if cfg.DMProgress != nil {
+			cfg.DMProgress(0)
+		}
 		if err := eachRun(len(states), cfg.Threads, func(k int) error {
-			return p.sweepDM(ctx, cfg, grid, ck, dmKeep, states[k], res, k)
+			return p.sweepDM(ctx, cfg, grid, ck, keep, states[k], res, k)
 		}); err != nil {
 			return nil, err
 		}
@@ -188,6 +222,9 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 		}
 		for name, e := range dm {
 			res.Values[name][k][g] = float64(e.Value)
+		}
+		if cfg.DMProgress != nil {
+			cfg.DMProgress(1)
 		}
 	}
 	st.dm = dmSamples{} // free the training part

@@ -1,10 +1,13 @@
 package offpolicy
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
+	"time"
 
+	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/report"
 	"github.com/piopt/piopt/ranker"
@@ -28,6 +31,11 @@ type SweepSetup struct {
 	Runs         int
 	DMMaxTrain   int
 	Command      string // the command line, for the record
+	// PioptVersion and XGBoostVersion are the versions that ran, and
+	// Inputs the data file(s) with their hashes (HashInputs), for the
+	// report's provenance.
+	PioptVersion, XGBoostVersion string
+	Inputs                       []Input
 }
 
 // SweepReport is the JSON summary of piopt evaluate-sweep: the setup, the
@@ -61,6 +69,61 @@ type SweepReport struct {
 	DMMaxTrain   int                    `json:"dm_max_train"`
 	Gamma        []GammaInfo            `json:"gamma"`
 	Command      string                 `json:"command"`
+	Provenance   Provenance             `json:"provenance"`
+	// Run is the run record, written beside the JSON (run.json): what
+	// varies between runs of the same command, kept out of the report so
+	// that the same flags and data give the same bytes.
+	Run *SweepRun `json:"-"`
+}
+
+// SweepRun is the run record of a sweep.
+type SweepRun struct {
+	Start string `json:"start"` // StartTime
+	Machine
+	Threads int `json:"threads"` // runs simulated (and DM-fitted) at once
+	// Seconds is the wall time of every stage and in total.
+	Seconds map[string]float64 `json:"seconds"`
+}
+
+// NewSweepRun makes a sweep's run record: it started at start and its
+// stages took stages; "total" is the time since start.
+func NewSweepRun(start time.Time, threads int, stages map[string]time.Duration) *SweepRun {
+	r := &SweepRun{Start: StartTime(start), Machine: ThisMachine(), Threads: threads,
+		Seconds: map[string]float64{"total": time.Since(start).Seconds()}}
+	for k, d := range stages {
+		r.Seconds[k] = d.Seconds()
+	}
+	return r
+}
+
+// WriteFiles writes the report as JSON to jsonPath and as HTML to
+// htmlPath (either "": not written), and the run record beside the first
+// of them written (RunPath).
+func (s *SweepReport) WriteFiles(jsonPath, htmlPath string) error {
+	if jsonPath != "" {
+		b, err := json.MarshalIndent(s, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(jsonPath, append(b, '\n')); err != nil {
+			return err
+		}
+	}
+	if htmlPath != "" {
+		if err := atomicfile.WriteFile(htmlPath, s.HTML()); err != nil {
+			return err
+		}
+	}
+	if s.Run == nil {
+		return nil
+	}
+	switch {
+	case jsonPath != "":
+		return WriteRun(RunPath(jsonPath), s.Run)
+	case htmlPath != "":
+		return WriteRun(RunPath(htmlPath), s.Run)
+	}
+	return nil
 }
 
 // NewSweepReport gathers the report of a sweep planned by p.
@@ -72,7 +135,11 @@ func NewSweepReport(s SweepSetup, p *Plan, res *SweepResult) *SweepReport {
 		IPSSigma2: Float(p.IPSSigma2), IPSRho: Float(p.IPSMax), Grid: res.Grid, Estimators: res.Names,
 		RMSE: map[string][]Float{}, Bias: map[string][]Float{}, Std: map[string][]Float{},
 		Values: map[string][][]Float{}, DMMaxTrain: s.DMMaxTrain, Gamma: p.Spectra(),
-		Command: s.Command,
+		Command:    s.Command,
+		Provenance: Provenance{Command: s.Command, PioptVersion: s.PioptVersion, XGBoostVersion: s.XGBoostVersion, Inputs: s.Inputs},
+	}
+	if out.Provenance.Inputs == nil {
+		out.Provenance.Inputs = []Input{} // [] in the JSON, not null
 	}
 	for _, name := range res.Names {
 		out.RMSE[name], out.Bias[name], out.Std[name] = floats(res.RMSE[name]), floats(res.Bias[name]), floats(res.Std[name])
@@ -175,8 +242,7 @@ func (s *SweepReport) HTML() []byte {
 	p.Table(header, s.gridRows(s.RMSE))
 	p.Heading(2, "Bias (mean estimate − V(π))")
 	p.Table(header, s.gridRows(s.Bias))
-	p.Heading(2, "Command")
-	p.Pre(s.Command)
+	s.Provenance.AddTo(p)
 	return p.HTML()
 }
 

@@ -111,6 +111,7 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 			s += fmt.Sprintf(", valid %.5g (best %.5g @%d)", r.Valid, r.BestValid, r.Best+1)
 		}
 		bar.Status(s)
+		bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
 		bar.Add(1)
 	})
 	bar.Done()

@@ -81,6 +81,10 @@ type cacheEntry struct {
 	src    string // source path, for hashing
 	stamp  [2]int64
 	ids    bool // the entry holds document ids (DocComment)
+	// commit ends a write of the entry; nil means (*atomicfile.File).Commit.
+	// Tests set it to fail as a full or read-only disk does, which they
+	// cannot arrange for real without root.
+	commit func(*atomicfile.File) error
 }
 
 // warn tells the entry's CacheNotice, if any, that its folder cannot be
@@ -333,7 +337,7 @@ func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 		ce.warn(err)
 		return
 	}
-	if err := writeCache(ce.path, ce.key, ds, srcHash); err != nil {
+	if err := ce.write(ds, srcHash); err != nil {
 		ce.warn(err)
 	}
 }
@@ -349,8 +353,16 @@ func unwrapPath(err error) error {
 	return err
 }
 
+// writeCache writes ds as the entry of key at path, for tests that build
+// entries without a source file.
 func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
-	af, err := atomicfile.Create(path)
+	return (&cacheEntry{path: path, key: key}).write(ds, srcHash)
+}
+
+// write writes ds as the entry, atomically.
+func (ce *cacheEntry) write(ds *Dataset, srcHash uint64) error {
+	key := ce.key
+	af, err := atomicfile.Create(ce.path)
 	if err != nil {
 		return err
 	}
@@ -417,5 +429,8 @@ func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
 	}
 	buf = le.AppendUint32(buf[:0], crc.Sum32())
 	cw.Write(buf)
+	if ce.commit != nil {
+		return ce.commit(af)
+	}
 	return af.Commit()
 }

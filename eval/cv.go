@@ -1,0 +1,163 @@
+package eval
+
+import "math"
+
+// PI with a control variate (pi-cv). The PI weight G_i = q_πᵀΓ†1_{s_i} has
+// E_μ[G] = 1 exactly, so for every constant β
+//
+//	V̂_β = (1/n) Σ_i [G_i r_i − β (G_i − 1)] = β + (1/n) Σ_i G_i (r_i − β)
+//
+// is unbiased wherever PI is, and its variance Var(G r) − 2β Cov(G r, G) +
+// β² Var(G) is smallest at β* = Cov(G r, G)/Var(G). The second form shows
+// what the control variate does: PI applied to the rewards shifted by a
+// baseline β, which is added back; it is the doubly-robust estimator
+// (dr.go) with a reward model whose every slate is worth β.
+//
+// β* is unknown and estimated from the log. Estimated on the very samples
+// it multiplies, β̂ correlates with their mean weight, and E[β̂ (Ḡ − 1)] ≠ 0
+// is a bias of order 1/n. CVFolds removes it by cross-fitting: sample i
+// goes to fold i mod K, and fold k's terms use β̂_{−k}, estimated on the
+// other K − 1 folds only. β̂_{−k} is then independent of fold k's samples
+// (the log is i.i.d.), so E[β̂_{−k}(G_i − 1)] = E[β̂_{−k}]·0 for i in fold k
+// and the estimate is exactly unbiased wherever PI is. Each fold needs only
+// its own Sums, so the log is still read once in constant memory.
+
+// CVFolds accumulates the PI sums of a log split into K folds by sample
+// index: sample i (0-based, in log order) goes to fold i mod K.
+type CVFolds struct {
+	Folds []Sums
+	n     int64
+}
+
+// NewCVFolds returns the folds of an empty log. k ≥ 2 cross-fits β̂; k = 1
+// estimates it in-sample (biased by O(1/n): for tests and comparison). It
+// panics if k < 1 (a programming error).
+func NewCVFolds(k int) *CVFolds {
+	if k < 1 {
+		panic("eval: control variate needs at least one fold")
+	}
+	return &CVFolds{Folds: make([]Sums, k)}
+}
+
+// Add records the next sample of the log, with reward r and PI weight w.
+func (c *CVFolds) Add(r, w float64) {
+	c.Folds[c.n%int64(len(c.Folds))].Add(r, w)
+	c.n++
+}
+
+// Total returns the sums of the whole log (those of PI and wPI).
+func (c *CVFolds) Total() Sums {
+	var t Sums
+	for i := range c.Folds {
+		t = mergeSums(t, c.Folds[i])
+	}
+	return t
+}
+
+// mergeSums returns the sums of the union of two logs.
+func mergeSums(a, b Sums) Sums {
+	switch {
+	case b.N == 0:
+		return a
+	case a.N == 0:
+		return b
+	}
+	return Sums{N: a.N + b.N, W: a.W + b.W, W2: a.W2 + b.W2, RW: a.RW + b.RW, RW2: a.RW2 + b.RW2,
+		R2W2: a.R2W2 + b.R2W2, Neg: a.Neg + b.Neg, MinW: min(a.MinW, b.MinW), MaxW: max(a.MaxW, b.MaxW),
+		MinR: min(a.MinR, b.MinR), MaxR: max(a.MaxR, b.MaxR)}
+}
+
+// Beta returns the control-variate coefficient Cov(r w, w)/Var(w) of the
+// samples of s (moments with divisor n in both, which cancels). ok is false,
+// and β = 0 (the estimate falls back to PI), with fewer than two samples or
+// when the weights do not vary (Var(w) ≤ 1e-12·E[w²], e.g. π = μ).
+func Beta(s *Sums) (beta float64, ok bool) {
+	if s.N < 2 {
+		return 0, false
+	}
+	n := float64(s.N)
+	// n²·Cov and n²·Var: n Σ r w² − Σ r w Σ w and n Σ w² − (Σ w)².
+	cov := n*s.RW2 - s.RW*s.W
+	v := n*s.W2 - s.W*s.W
+	if !(v > 1e-12*n*s.W2) {
+		return 0, false
+	}
+	return cov / v, true
+}
+
+// Betas returns each fold's coefficient: for K ≥ 2, β̂_{−k} estimated on
+// every fold but k; for K = 1, the in-sample β̂.
+func (c *CVFolds) Betas() []float64 {
+	k := len(c.Folds)
+	out := make([]float64, k)
+	if k == 1 {
+		out[0], _ = Beta(&c.Folds[0])
+		return out
+	}
+	for f := range c.Folds {
+		var o Sums
+		for g := range c.Folds {
+			if g != f {
+				o = mergeSums(o, c.Folds[g])
+			}
+		}
+		out[f], _ = Beta(&o)
+	}
+	return out
+}
+
+// foldTerms returns Σ Z and Σ Z² over fold f's samples of the terms
+// Z_i = G_i r_i − β (G_i − 1).
+func foldTerms(s *Sums, beta float64) (sum, sum2 float64) {
+	n := float64(s.N)
+	sum = s.RW - beta*(s.W-n)
+	// Z² = G²r² − 2β(G²r − Gr) + β²(G² − 2G + 1).
+	sum2 = s.R2W2 - 2*beta*(s.RW2-s.RW) + beta*beta*(s.W2-2*s.W+n)
+	return sum, sum2
+}
+
+// Value returns the control-variate estimate (1/n) Σ_k Σ_{i∈k} [G_i r_i −
+// β_k (G_i − 1)] with fold k's coefficient betas[k] (Betas, or any fixed
+// values: all zero gives PI). 0 for an empty log.
+func (c *CVFolds) Value(betas []float64) float64 {
+	if c.n == 0 {
+		return 0
+	}
+	var sum float64
+	for f := range c.Folds {
+		s, _ := foldTerms(&c.Folds[f], betas[f])
+		sum += s
+	}
+	return sum / float64(c.n)
+}
+
+// EmpiricalBernstein returns Maurer and Pontil's interval (as
+// EmpiricalBernstein for PI) applied to the terms Z_i = G_i(r_i − β_k) + β_k,
+// intersected with the reward range. Their sample variance is exact, from
+// each fold's sums; their range is the hull over folds of β_k plus the range
+// of w·(r − β_k) given by b's weight and reward ranges. The coefficients are
+// treated as fixed: given the other folds, each fold's terms are i.i.d.
+// with that range, and the β̂_{−k} differ from each other by O(1/√n), so
+// the pooled terms behave as one i.i.d. sample to that order.
+func (c *CVFolds) EmpiricalBernstein(betas []float64, b BoundSpec) Interval {
+	if c.n < 2 {
+		return Interval{b.RewardLo, b.RewardHi}
+	}
+	n := float64(c.n)
+	var sum, sum2 float64
+	zlo, zhi := math.Inf(1), math.Inf(-1)
+	for f := range c.Folds {
+		s1, s2 := foldTerms(&c.Folds[f], betas[f])
+		sum += s1
+		sum2 += s2
+		if c.Folds[f].N == 0 {
+			continue
+		}
+		lo, hi := productRange(b.RewardLo-betas[f], b.RewardHi-betas[f], b.WeightLo, b.WeightHi)
+		zlo, zhi = min(zlo, lo+betas[f]), max(zhi, hi+betas[f])
+	}
+	mean := sum / n
+	vn := max((sum2-n*mean*mean)/(n-1), 0)
+	h := ebHalfWidth(n, vn, zhi-zlo, b.Delta)
+	return b.Intersect(mean-h, mean+h, mean)
+}

@@ -95,17 +95,28 @@ func (ce *cacheEntry) warn(err error) {
 	}
 }
 
+// CacheFolder returns the folder of the binary cache: dir (ReadOptions.
+// CacheDir) when set, else piopt in the user cache folder. It is the one
+// place that decides it, so that `piopt cache` finds the files loading
+// writes.
+func CacheFolder(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(d, "piopt"), nil
+}
+
 // newCacheEntry names the cache file of (path, qf, opt). It returns nil when
 // there is no usable cache folder.
 func newCacheEntry(path string, st os.FileInfo, qf queryFile, opt ReadOptions) *cacheEntry {
-	dir := opt.CacheDir
-	if dir == "" {
-		d, err := os.UserCacheDir()
-		if err != nil {
-			opt.warnCache("folder", err)
-			return nil
-		}
-		dir = filepath.Join(d, "piopt")
+	dir, err := CacheFolder(opt.CacheDir)
+	if err != nil {
+		opt.warnCache("folder", err)
+		return nil
 	}
 	// A missing folder is made by store; anything else but a folder is not
 	// usable.

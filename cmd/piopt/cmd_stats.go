@@ -27,12 +27,13 @@ With --json, one JSON object per file and line:
   {"file": ..., "queries": Q, "docs": D, "features": F,
    "docs_per_query": {"min": .., "mean": .., "max": ..},
    "labels": {"0": n0, ..., "4": n4}, "queries_without_relevant": N}
-labels lists every grade from 0 to --max-label (or the highest grade present).
+labels lists every grade from 0 to the highest present (--all-grades: to --max-label).
 
    piopt stats folds/Fold1/train.txt folds/Fold1/vali.txt folds/Fold1/test.txt
    piopt stats --json --max-label 4 folds/S1.txt folds/S2.txt`,
 		Flags: append(dataFlags(),
 			&cli.BoolFlag{Name: "json", Usage: "print one JSON object per file"},
+			&cli.BoolFlag{Name: "all-grades", Usage: "list every grade from 0 to --max-label, not only up to the file's highest, so that files compare"},
 		),
 		Action: func(c *cli.Context) error {
 			if c.NArg() == 0 {
@@ -44,8 +45,9 @@ labels lists every grade from 0 to --max-label (or the highest grade present).
 					return err
 				}
 				s := ds.Summary()
-				// List every grade up to --max-label, so files compare.
-				for len(s.Labels) <= c.Int("max-label") {
+				// Summary lists the grades up to the file's highest;
+				// --all-grades pads them to --max-label.
+				for c.Bool("all-grades") && len(s.Labels) <= c.Int("max-label") {
 					s.Labels = append(s.Labels, 0)
 				}
 				if c.Bool("json") {

@@ -73,6 +73,7 @@ func commands() []*cli.Command {
 		evaluateCommand(),
 		evaluateSweepCommand(),
 		selectCommand(),
+		cacheCommand(),
 	}
 }
 

@@ -99,9 +99,20 @@ func Resolve(path string) (string, fs.FileInfo, error) {
 // PID was reused by an unrelated live process is kept; a later run removes
 // it once that process ends. Errors are ignored: this is housekeeping.
 func removeStale(dir, base string) {
+	stale, _ := Temps(filepath.Join(dir, base))
+	for _, m := range stale {
+		os.Remove(m)
+	}
+}
+
+// Temps returns the temporary files that writes to path have left beside
+// it: stale, those of killed writers that a write to path would remove
+// (see removeStale), and live, those that may still be in use.
+func Temps(path string) (stale, live []string) {
+	dir, base := filepath.Split(path)
 	matches, err := filepath.Glob(filepath.Join(dir, "."+escapeGlob(base)+tmpInfix+"*"))
 	if err != nil {
-		return
+		return nil, nil
 	}
 	prefix := "." + base + tmpInfix
 	for _, m := range matches {
@@ -112,13 +123,16 @@ func removeStale(dir, base string) {
 			continue
 		}
 		st, err := os.Lstat(m)
-		if err != nil || !st.Mode().IsRegular() || !st.ModTime().Before(processStart) {
+		if err != nil || !st.Mode().IsRegular() {
 			continue
 		}
-		if pid == os.Getpid() || !alive(pid) {
-			os.Remove(m)
+		if st.ModTime().Before(processStart) && (pid == os.Getpid() || !alive(pid)) {
+			stale = append(stale, m)
+		} else {
+			live = append(live, m)
 		}
 	}
+	return stale, live
 }
 
 // alive reports whether a process with this PID exists (EPERM: it exists

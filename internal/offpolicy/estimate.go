@@ -157,6 +157,24 @@ type Estimate struct {
 	Warnings  []string       `json:"warnings,omitempty"`
 }
 
+// outsideRange reports whether the estimate's value lies outside the reward
+// range [lo, hi] while it has intervals, which are intersected with that
+// range: the value and its intervals then disagree. Neither is changed (the
+// unclipped value is what the estimator computed); the report flags it.
+func (e *Estimate) outsideRange(lo, hi float64) bool {
+	v := float64(e.Value)
+	return (v < lo || v > hi) && (e.Bernstein != nil || e.EmpiricalBernstein != nil || e.Bootstrap != nil)
+}
+
+// warnOutsideRange adds to e, when its value is outside [lo, hi], the
+// warning that its intervals are clipped to the range and it is not.
+func (e *Estimate) warnOutsideRange(lo, hi float64) {
+	if e.outsideRange(lo, hi) {
+		e.Warnings = append(e.Warnings, fmt.Sprintf("the estimate %s is outside the reward range [%g, %g]: its intervals are clipped to the range, the estimate is not",
+			FormatNum(float64(e.Value)), lo, hi))
+	}
+}
+
 // WeightStats describe the weights of PI or IPS over a log.
 type WeightStats struct {
 	Mean          Float `json:"mean"`           // (1/n) Σ w, expectation 1

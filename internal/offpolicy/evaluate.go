@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
@@ -162,7 +163,7 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	if est.OnPolicy {
 		o := &Estimate{Value: Float(math.NaN()), N: e.pi.N}
 		if math.IsNaN(p.TrueValue) {
-			o.Warnings = []string{"OnPolicy needs a deterministic target and the dataset's labels"}
+			o.Warnings = []string{p.onPolicyMissing()}
 		} else if e.pi.N > 0 {
 			o.Value = Float(e.value / n)
 		}
@@ -177,7 +178,29 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 			res.Estimates[k] = v
 		}
 	}
+	for _, name := range res.Names {
+		if est := res.Estimates[name]; est != nil {
+			est.warnOutsideRange(iv.RewardLo, iv.RewardHi)
+		}
+	}
 	return res, nil
+}
+
+// onPolicyMissing says what OnPolicy lacks when the plan has no true value:
+// a deterministic target, or a Scorer, which the CLI builds from the log
+// header's metric= (or --metric), so a log without it is named as the cause.
+func (p *Plan) onPolicyMissing() string {
+	var lacks []string
+	if !p.Target.Deterministic() {
+		lacks = append(lacks, fmt.Sprintf("a deterministic target (%s is stochastic)", p.Target.Name()))
+	}
+	if p.Scorer == nil {
+		lacks = append(lacks, "the reward metric, which the log's header does not give (no metric=; give --metric ndcg or err)")
+	}
+	if len(lacks) == 0 {
+		return "OnPolicy needs a deterministic target and the dataset's labels"
+	}
+	return "OnPolicy needs " + strings.Join(lacks, " and ")
 }
 
 // AddLog reads every record of a slate log into the evaluator, mapping

@@ -93,7 +93,11 @@ func (s *EvaluateSetup) WriteTable(w io.Writer, res *Result) {
 	var warnings []string
 	for _, name := range res.Names {
 		e := res.Estimates[name]
-		fmt.Fprintf(w, "%-15s %9s  %-20s %-20s %-20s", name, FormatNum(float64(e.Value)), fmtInterval(e.Bernstein), fmtInterval(e.EmpiricalBernstein), fmtInterval(e.Bootstrap))
+		value := FormatNum(float64(e.Value))
+		if e.outsideRange(s.RewardRange[0], s.RewardRange[1]) {
+			value += "!" // its warning says why
+		}
+		fmt.Fprintf(w, "%-15s %9s  %-20s %-20s %-20s", name, value, fmtInterval(e.Bernstein), fmtInterval(e.EmpiricalBernstein), fmtInterval(e.Bootstrap))
 		if e.Weights != nil {
 			fmt.Fprintf(w, " %10.4g %7.1f%% %10.4g", float64(e.Weights.ESS), 100*float64(e.Weights.NegativeShare), float64(e.Weights.MaxAbs))
 		}

@@ -3,9 +3,12 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/urfave/cli/v2"
 )
 
 // An output flag naming an input or another output is refused before any
@@ -81,6 +84,28 @@ func TestOutputsDistinctOrSpecial(t *testing.T) {
 		err := runPiopt(t, append(args, "--no-cache")...)
 		if err == nil || strings.Contains(err.Error(), "the same file") {
 			t.Errorf("%v: %v, want the missing data to be reported", args, err)
+		}
+	}
+}
+
+// Every string flag of every command is a file the collision check knows
+// (an input or an output) or is named here as not a file: a new file flag
+// cannot be left out of checkOutputs unnoticed (--policy and --policy-out
+// once were).
+func TestFileFlagsChecked(t *testing.T) {
+	notFiles := []string{"doc-ids", "metric", "metrics", "logging", "discount", "slate", "sup-target",
+		"select-by", "base-score", "reward-range", "preset", "estimators", "estimator", "interval",
+		"only-folds", "objective", "eval-metric", "grid",
+		"cache-dir"} // a folder piopt only adds entries to; a bad one is said once and skipped
+	for _, cmd := range newApp().Commands {
+		for _, f := range cmd.Flags {
+			sf, ok := f.(*cli.StringFlag)
+			if !ok {
+				continue
+			}
+			if !slices.Contains(inputFlags, sf.Name) && !slices.Contains(outputFlags, sf.Name) && !slices.Contains(notFiles, sf.Name) {
+				t.Errorf("piopt %s --%s: neither an input, an output nor known as no file", cmd.Name, sf.Name)
+			}
 		}
 	}
 }

@@ -345,10 +345,13 @@ func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, err
 	if err != nil {
 		return 0, err
 	}
-	if !keep {
-		delete(r.loaded, path)
-	}
 	g := ds.MaxLabel()
+	if !keep {
+		// Only the grade was needed: hand the dataset back now, or the
+		// next file's load stacks on it (an MSLR training file is 0.4 GB).
+		delete(r.loaded, path)
+		debug.FreeOSMemory()
+	}
 	return g, atomicfile.WriteFile(cache, []byte(strconv.Itoa(g)+"\n"))
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/piopt/piopt/internal/experiment"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -28,24 +29,17 @@ func pioptVersion() string {
 // it was built from (and whether the tree had uncommitted changes), and the
 // linked XGBoost's version, which together say which code made a result.
 func versionText(info *debug.BuildInfo, xgb string) string {
-	version, commit, modified := "(devel)", "", ""
+	version, commit, modified := "(devel)", "", false
 	if info != nil {
-		if info.Main.Version != "" {
-			version = info.Main.Version
-		}
-		for _, s := range info.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
+		var v string
+		if v, commit, modified = experiment.BuildVCS(info); v != "" {
+			version = v
 		}
 	}
 	switch {
 	case commit == "":
 		commit = "unknown (built without VCS stamping: go build -buildvcs=true)"
-	case modified == "true":
+	case modified:
 		commit += " (modified: built with uncommitted changes)"
 	}
 	return fmt.Sprintf("piopt %s\ncommit %s\nXGBoost %s\n", version, commit, xgb)

@@ -24,27 +24,36 @@ import (
 func Versions() (piopt, xgb string) {
 	piopt = "unknown"
 	if bi, ok := debug.ReadBuildInfo(); ok {
-		piopt = bi.Main.Version
-		var rev, modified string
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				modified = s.Value
-			}
-		}
+		var rev string
+		var modified bool
+		piopt, rev, modified = BuildVCS(bi)
 		// Go 1.24 and later stamp a pseudo-version naming the commit
 		// (and +dirty) into Main.Version: the revision is added only
 		// when it does not already say it.
 		if rev = rev[:min(12, len(rev))]; rev != "" && !strings.Contains(piopt, rev) {
 			piopt += " commit " + rev
-			if modified == "true" {
+			if modified {
 				piopt += "+modified"
 			}
 		}
 	}
 	return piopt, trainer.XGBoostVersion()
+}
+
+// BuildVCS reads a binary's build information: the main module's version
+// and the commit it was built from, and whether the tree had uncommitted
+// changes ("" and false without version-control stamping).
+func BuildVCS(bi *debug.BuildInfo) (version, revision string, modified bool) {
+	version = bi.Main.Version
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			revision = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return version, revision, modified
 }
 
 // RunRecord is what varies between runs of the same experiment, written to

@@ -170,31 +170,37 @@ func (s *Summary) HTML() []byte {
 	}
 	s.chart(p, series, vals, errs)
 	p.Heading(2, "Per fold")
-	header = []string{"fold"}
-	for _, m := range s.Metrics {
-		for _, pol := range s.Policies {
-			header = append(header, m+" "+policyTitle[pol])
-		}
-	}
-	rows = rows[:0]
-	for _, f := range s.Folds {
-		row := []string{fmt.Sprint(f.Fold)}
-		for _, m := range s.Metrics {
-			for _, pol := range s.Policies {
-				row = append(row, fmt.Sprintf("%.4f", f.Values[m][pol]))
-			}
-		}
-		rows = append(rows, row)
-	}
-	p.Table(header, rows)
+	p.Table(s.foldTable())
 	p.Heading(2, "Settings")
-	var cfg strings.Builder
-	for _, k := range slices.Sorted(maps.Keys(s.Config)) {
-		fmt.Fprintf(&cfg, "%s: %v\n", k, s.Config[k])
+	keys := slices.Sorted(maps.Keys(s.Config))
+	settings := make([]string, len(keys))
+	for i, k := range keys {
+		settings[i] = fmt.Sprint(s.Config[k])
 	}
-	p.Pre(cfg.String())
+	p.KeyValues(keys, settings)
 	s.Provenance.AddTo(p)
 	return p.HTML()
+}
+
+// foldTable is every fold's test values: one row per metric and policy,
+// one column per fold, so that the table stays narrow however many metrics
+// and policies there are (at most five folds wide), and reads at any window
+// width.
+func (s *Summary) foldTable() (header []string, rows [][]string) {
+	header = []string{"metric", "policy"}
+	for _, f := range s.Folds {
+		header = append(header, fmt.Sprintf("fold %d", f.Fold))
+	}
+	for _, m := range s.Metrics {
+		for _, pol := range s.Policies {
+			row := []string{m, policyTitle[pol]}
+			for _, f := range s.Folds {
+				row = append(row, fmt.Sprintf("%.4f", f.Values[m][pol]))
+			}
+			rows = append(rows, row)
+		}
+	}
+	return header, rows
 }
 
 // chart adds the bar chart of the fold means with their standard

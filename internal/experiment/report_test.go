@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -101,5 +102,43 @@ func TestOneFoldTable(t *testing.T) {
 	}
 	if !strings.Contains(out.String(), "NDCG@3   0.5123 ± 0.0100   0.4000 ± 0.0000") || !strings.HasSuffix(out.String(), "(mean ± std over 2 folds; conv)\n") {
 		t.Errorf("two folds:\n%s", out.String())
+	}
+}
+
+// The report's per-fold table has one row per metric and policy and one
+// column per fold, so it stays narrow; every number in the report's tables
+// has four decimals; settings are a key/value table that wraps.
+func TestReportTables(t *testing.T) {
+	s := &Summary{
+		Conventions: ranker.ConventionsJSON{Text: "conv"},
+		Metrics:     []string{"ndcg@3", "err@3"}, Policies: []string{PIOPT, SUP},
+		Mean: map[string]map[string]float64{"ndcg@3": {PIOPT: 0.5, SUP: 0.4}, "err@3": {PIOPT: 0.3, SUP: 0.2}},
+		Std:  map[string]map[string]float64{"ndcg@3": {PIOPT: 0.01, SUP: 0.02}, "err@3": {PIOPT: 0.03, SUP: 0.04}},
+		Folds: []FoldResult{
+			{Fold: 1, Values: map[string]map[string]float64{"ndcg@3": {PIOPT: 0.51, SUP: 0.42}, "err@3": {PIOPT: 0.33, SUP: 0.24}}},
+			{Fold: 2, Values: map[string]map[string]float64{"ndcg@3": {PIOPT: 0.49, SUP: 0.38}, "err@3": {PIOPT: 0.27, SUP: 0.16}}},
+		},
+		Config: map[string]any{"samples": int64(10000000), "params": "trees=30 leaves=70"},
+	}
+	h := string(s.HTML())
+	for _, want := range []string{
+		"<thead><tr><th>metric</th><th>policy</th><th>fold 1</th><th>fold 2</th></tr></thead>",
+		`<tr><td>ndcg@3</td><td>SUP</td><td class="num">0.4200</td><td class="num">0.3800</td></tr>`,
+		`<tr><td>err@3</td><td>PI-OPT</td><td class="num">0.3300</td><td class="num">0.2700</td></tr>`,
+		`<tr><th>params</th><td>trees=30 leaves=70</td></tr>` + "\n" + `<tr><th>samples</th><td>10000000</td></tr>`,
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("report lacks %s", want)
+		}
+	}
+	cells := regexp.MustCompile(`<td class="num">([^<]*)</td>`).FindAllStringSubmatch(h, -1)
+	if len(cells) != 4+8 {
+		t.Fatalf("%d numeric cells, want 12 (4 means, 8 fold values)", len(cells))
+	}
+	format := regexp.MustCompile(`^[0-9]\.[0-9]{4}( ± [0-9]\.[0-9]{4})?$`)
+	for _, c := range cells {
+		if !format.MatchString(c[1]) {
+			t.Errorf("cell %q not in the tables' format", c[1])
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/piopt/piopt/data/atomicfile"
@@ -215,28 +216,16 @@ func FormatNum(x float64) string {
 	return fmt.Sprintf("%.4g", x)
 }
 
-// HTML is a self-contained page with the setup, the log-log RMSE chart and
-// the RMSE and bias tables.
+// HTML is a self-contained page with the setup, the log-log RMSE chart
+// with its spread across runs, and the RMSE and bias tables.
 func (s *SweepReport) HTML() []byte {
 	p := report.NewPage(fmt.Sprintf("Off-policy evaluation: %s of %s", s.Metric, s.Target))
 	for _, l := range s.setupLines() {
-		p.Paragraph(l)
+		// HTML collapses the text table's three-space gaps into one.
+		p.Paragraph(strings.ReplaceAll(l, "   ", "; "))
 	}
-	var series []report.Series
-	xs := make([]float64, len(s.Grid))
-	for i, n := range s.Grid {
-		xs[i] = float64(n)
-	}
-	for _, name := range s.Estimators {
-		ys := make([]float64, len(s.Grid))
-		for g := range ys {
-			ys[g] = float64(s.RMSE[name][g])
-		}
-		series = append(series, report.Series{Name: name, X: xs, Y: ys})
-	}
-	p.Figure(report.LogLogChart(series, report.Title(fmt.Sprintf("RMSE of the estimates of V(π) = %.4f, %d runs", float64(s.TrueValue), s.Runs)),
-		report.XLabel("logged samples n"), report.YLabel("RMSE")),
-		fmt.Sprintf("Logging %s on the top %d candidates by %s, target %s, %d slots.", s.Logging, s.Candidates, s.candidatesSource(), s.Target, s.Slots))
+	p.Figure(report.LogLogChart(s.chartSeries(), report.Title(fmt.Sprintf("RMSE of the estimates of V(π) = %.4f, %d runs", float64(s.TrueValue), s.Runs)),
+		report.XLabel("logged samples n"), report.YLabel("RMSE")), s.chartCaption())
 	header := append([]string{"n"}, s.Estimators...)
 	p.Heading(2, "RMSE")
 	p.Table(header, s.gridRows(s.RMSE))
@@ -246,13 +235,81 @@ func (s *SweepReport) HTML() []byte {
 	return p.HTML()
 }
 
-// gridRows is one table row per log size: n, then every estimator's value.
+// chartSeries is one line per estimator: its RMSE at every log size, with
+// the band rmseBand gives.
+func (s *SweepReport) chartSeries() []report.Series {
+	xs := make([]float64, len(s.Grid))
+	for i, n := range s.Grid {
+		xs[i] = float64(n)
+	}
+	var series []report.Series
+	for _, name := range s.Estimators {
+		r := report.Series{Name: name, X: xs, Y: make([]float64, len(s.Grid))}
+		for g := range s.Grid {
+			r.Y[g] = float64(s.RMSE[name][g])
+		}
+		if s.Runs > 1 {
+			r.BandLo, r.BandHi = make([]float64, len(s.Grid)), make([]float64, len(s.Grid))
+			for g := range s.Grid {
+				r.BandLo[g], r.BandHi[g] = rmseBand(s.Values[name], float64(s.TrueValue), g)
+			}
+		}
+		series = append(series, r)
+	}
+	return series
+}
+
+// chartCaption says what the chart shows, and what its bands are.
+func (s *SweepReport) chartCaption() string {
+	c := fmt.Sprintf("Logging %s on the top %d candidates by %s, target %s, %d slots.", s.Logging, s.Candidates, s.candidatesSource(), s.Target, s.Slots)
+	if s.Runs > 1 {
+		c += fmt.Sprintf(" Shaded: the RMSE ± one standard error across the %d runs, √(MSE ± SE) with SE the standard error of the runs' mean squared error;"+
+			" curves whose bands overlap are not told apart by this many runs. With 2 runs a band spans the two runs' |errors|; one reaching 0 runs down to the axis.", s.Runs)
+	}
+	return c
+}
+
+// rmseBand is the spread of the RMSE at grid point g across the runs: the
+// RMSE is the root of the mean squared error over the runs, so the band is
+// √(MSE ± SE) with SE the standard error of that mean, sd(e²)/√R (sample
+// standard deviation), the square root of the one-standard-error interval
+// of the MSE (the root being monotone, no delta method). It is (NaN, NaN)
+// below two runs with a value. An error band of the RMSE rather than the
+// min–max of the runs' |errors|: that range widens with more runs and its
+// lower end nears 0, unbounded on a log axis.
+func rmseBand(values [][]Float, v float64, g int) (lo, hi float64) {
+	var sq []float64
+	for _, run := range values {
+		if g < len(run) && !math.IsNaN(float64(run[g])) {
+			e := float64(run[g]) - v
+			sq = append(sq, e*e)
+		}
+	}
+	if len(sq) < 2 {
+		return math.NaN(), math.NaN()
+	}
+	mse, sd := eval.MeanStd(sq)
+	se := sd / math.Sqrt(float64(len(sq)))
+	return math.Sqrt(max(mse-se, 0)), math.Sqrt(mse + se)
+}
+
+// gridRows is one table row per log size: n in the charts' notation, then
+// every estimator's value, all with the same decimals (enough to show the
+// table's smallest magnitude to two significant digits), so the column
+// lines up.
 func (s *SweepReport) gridRows(v map[string][]Float) [][]string {
+	var all []float64
+	for _, name := range s.Estimators {
+		for _, x := range v[name] {
+			all = append(all, float64(x))
+		}
+	}
+	d := report.Decimals(all, 2, 4, 6)
 	var rows [][]string
 	for g, n := range s.Grid {
-		row := []string{fmt.Sprint(n)}
+		row := []string{report.Number(float64(n))}
 		for _, name := range s.Estimators {
-			row = append(row, FormatNum(float64(v[name][g])))
+			row = append(row, report.Fixed(float64(v[name][g]), d))
 		}
 		rows = append(rows, row)
 	}

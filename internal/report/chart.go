@@ -56,33 +56,14 @@ func apply(opts []Option) options {
 // num formats a coordinate with one decimal, the resolution of the drawing.
 func num(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) }
 
-// label formats a tick or value label compactly.
-func label(x float64) string {
-	if x == 0 {
-		return "0"
-	}
-	a := math.Abs(x)
-	if a >= 1e4 || a < 1e-3 {
-		s := strconv.FormatFloat(x, 'e', -1, 64)
-		m, e, _ := strings.Cut(s, "e")
-		if len(m) > 4 {
-			m = strconv.FormatFloat(x/math.Pow(10, math.Floor(math.Log10(a))), 'g', 3, 64)
-		}
-		ei, _ := strconv.Atoi(e)
-		if m == "1" {
-			return fmt.Sprintf("1e%d", ei)
-		}
-		return fmt.Sprintf("%se%d", m, ei)
-	}
-	// Six significant digits print 10000 in full and 3×0.1 as 0.3.
-	return strconv.FormatFloat(x, 'g', 6, 64)
-}
-
 type svgWriter struct{ strings.Builder }
 
 func (w *svgWriter) open(o options) {
-	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="sans-serif" font-size="12">`,
-		o.width, o.height, o.width, o.height)
+	// No width or height: the chart scales to its container, keeping the
+	// viewBox's aspect ratio, and never grows past its drawn size, where
+	// its text would become larger than the page's.
+	fmt.Fprintf(w, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" style="width:100%%;max-width:%dpx;height:auto" font-family="sans-serif" font-size="12">`,
+		o.width, o.height, o.width)
 	w.WriteString("\n")
 	fmt.Fprintf(w, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", o.width, o.height)
 	if o.title != "" {
@@ -192,12 +173,12 @@ func (w *svgWriter) axes(f frame, x, y axis, o options, xTicks, yTicks []float64
 	for _, v := range yTicks {
 		py := y.pos(v)
 		w.line(f.left, py, f.right, py, grid)
-		w.text(f.left-6, py+4, "end", label(v))
+		w.text(f.left-6, py+4, "end", Number(v))
 	}
 	for _, v := range xTicks {
 		px := x.pos(v)
 		w.line(px, f.top, px, f.bottom, grid)
-		w.text(px, f.bottom+16, "middle", label(v))
+		w.text(px, f.bottom+16, "middle", Number(v))
 	}
 	axisStyle := `stroke="#333333" stroke-width="1"`
 	w.line(f.left, f.bottom, f.right, f.bottom, axisStyle)
@@ -247,12 +228,15 @@ func legendWidth(names []string) float64 {
 
 // Series is one line of a line chart: points (X[i], Y[i]) joined in order.
 // Lo and Hi, when set (same length as Y), draw an error bar at each point.
-// Points that cannot be drawn (NaN, or not positive on a log axis) are
-// skipped and break the line.
+// BandLo and BandHi, when set, shade the band between them under the line
+// (for example the spread of the points across runs). Points that cannot be
+// drawn (NaN, or not positive on a log axis) are skipped and break the line
+// and the band.
 type Series struct {
-	Name   string
-	X, Y   []float64
-	Lo, Hi []float64
+	Name           string
+	X, Y           []float64
+	Lo, Hi         []float64
+	BandLo, BandHi []float64
 }
 
 // LogLogChart returns an SVG line chart with log10 scales on both axes, one
@@ -267,59 +251,120 @@ func LineChart(series []Series, opts ...Option) string {
 	return lineChart(series, false, false, opts)
 }
 
+// plot is a line chart's frame and axes.
+type plot struct {
+	f          frame
+	x, y       axis
+	logX, logY bool
+}
+
+// drawable reports whether point k of s can be drawn.
+func (p plot) drawable(s Series, k int) bool {
+	return k < len(s.Y) && plottable(s.X[k], p.logX) && plottable(s.Y[k], p.logY)
+}
+
 func lineChart(series []Series, logX, logY bool, opts []Option) string {
 	o := apply(opts)
-	ok := plottable
 	names := make([]string, len(series))
 	for i, s := range series {
 		names[i] = s.Name
 	}
 	xlo, xhi, ylo, yhi := axisRanges(series, logX, logY)
 	f := frame{left: 70, top: 36, right: float64(o.width) - legendWidth(names) - 10, bottom: float64(o.height) - 50}
-	x := axis{log: logX, lo: xlo, hi: xhi, p0: f.left, p1: f.right}
-	y := axis{log: logY, lo: ylo, hi: yhi, p0: f.bottom, p1: f.top}
+	p := plot{f: f, logX: logX, logY: logY,
+		x: axis{log: logX, lo: xlo, hi: xhi, p0: f.left, p1: f.right},
+		y: axis{log: logY, lo: ylo, hi: yhi, p0: f.bottom, p1: f.top}}
 	var w svgWriter
 	w.open(o)
-	w.axes(f, x, y, o, x.ticks(), y.ticks())
+	w.axes(f, p.x, p.y, o, p.x.ticks(), p.y.ticks())
+	// Every band goes under every line, so no band hides a line.
 	for i, s := range series {
-		c := palette[i%len(palette)]
-		dash := dashAttr(i)
-		var path strings.Builder
-		pen := false
-		for k := range s.X {
-			if k >= len(s.Y) || !ok(s.X[k], logX) || !ok(s.Y[k], logY) {
-				pen = false
-				continue
-			}
-			cmd := "L"
-			if !pen {
-				cmd = "M"
-			}
-			fmt.Fprintf(&path, "%s%s %s ", cmd, num(x.pos(s.X[k])), num(y.pos(s.Y[k])))
-			pen = true
-		}
-		if p := strings.TrimSpace(path.String()); p != "" {
-			fmt.Fprintf(&w, `<path d="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></path>`+"\n",
-				p, c, dash, html.EscapeString(s.Name))
-		}
-		for k := range s.X {
-			if k >= len(s.Y) || !ok(s.X[k], logX) || !ok(s.Y[k], logY) {
-				continue
-			}
-			px, py := x.pos(s.X[k]), y.pos(s.Y[k])
-			if k < len(s.Lo) && k < len(s.Hi) && ok(s.Lo[k], logY) && ok(s.Hi[k], logY) {
-				st := fmt.Sprintf(`stroke="%s" stroke-width="1"`, c)
-				w.line(px, y.pos(s.Lo[k]), px, y.pos(s.Hi[k]), st)
-				w.line(px-3, y.pos(s.Lo[k]), px+3, y.pos(s.Lo[k]), st)
-				w.line(px-3, y.pos(s.Hi[k]), px+3, y.pos(s.Hi[k]), st)
-			}
-			fmt.Fprintf(&w, `<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: (%s, %s)</title></circle>`+"\n",
-				num(px), num(py), c, html.EscapeString(s.Name), label(s.X[k]), label(s.Y[k]))
-		}
+		w.band(p, s, palette[i%len(palette)])
+	}
+	for i, s := range series {
+		w.series(p, s, palette[i%len(palette)], dashAttr(i))
 	}
 	w.legend(f, names, true)
 	w.WriteString("</svg>\n")
 	return w.String()
+}
+
+// series draws the line, error bars and points of s.
+func (w *svgWriter) series(p plot, s Series, c, dash string) {
+	var path strings.Builder
+	pen := false
+	for k := range s.X {
+		if !p.drawable(s, k) {
+			pen = false
+			continue
+		}
+		cmd := "L"
+		if !pen {
+			cmd = "M"
+		}
+		fmt.Fprintf(&path, "%s%s %s ", cmd, num(p.x.pos(s.X[k])), num(p.y.pos(s.Y[k])))
+		pen = true
+	}
+	if d := strings.TrimSpace(path.String()); d != "" {
+		fmt.Fprintf(w, `<path d="%s" fill="none" stroke="%s" stroke-width="2"%s><title>%s</title></path>`+"\n",
+			d, c, dash, html.EscapeString(s.Name))
+	}
+	for k := range s.X {
+		if !p.drawable(s, k) {
+			continue
+		}
+		px, py := p.x.pos(s.X[k]), p.y.pos(s.Y[k])
+		if k < len(s.Lo) && k < len(s.Hi) && plottable(s.Lo[k], p.logY) && plottable(s.Hi[k], p.logY) {
+			st := fmt.Sprintf(`stroke="%s" stroke-width="1"`, c)
+			lo, hi := p.y.pos(s.Lo[k]), p.y.pos(s.Hi[k])
+			w.line(px, lo, px, hi, st)
+			w.line(px-3, lo, px+3, lo, st)
+			w.line(px-3, hi, px+3, hi, st)
+		}
+		fmt.Fprintf(w, `<circle cx="%s" cy="%s" r="3" fill="%s"><title>%s: (%s, %s)</title></circle>`+"\n",
+			num(px), num(py), c, html.EscapeString(s.Name), Number(s.X[k]), Number(s.Y[k]))
+	}
+}
+
+// band shades the area between s.BandLo and s.BandHi, one polygon per run
+// of consecutive drawable points (a lone point has no area and is left
+// out). An edge outside the frame is drawn on it: on a log axis a lower
+// edge of 0 or below the axis (which the range does not stretch to, see
+// axisRanges) lies on the bottom.
+func (w *svgWriter) band(p plot, s Series, c string) {
+	ok := func(k int) bool {
+		return k < len(s.BandLo) && k < len(s.BandHi) && p.drawable(s, k) &&
+			!math.IsNaN(s.BandLo[k]) && plottable(s.BandHi[k], p.logY)
+	}
+	ypos := func(v float64) float64 {
+		if p.logY && !(v > 0) {
+			return p.f.bottom
+		}
+		return min(max(p.y.pos(v), p.f.top), p.f.bottom)
+	}
+	for k := 0; k < len(s.X); {
+		if !ok(k) {
+			k++
+			continue
+		}
+		end := k
+		for end+1 < len(s.X) && ok(end+1) {
+			end++
+		}
+		if end > k {
+			var d strings.Builder
+			cmd := "M"
+			for j := k; j <= end; j++ {
+				fmt.Fprintf(&d, "%s%s %s ", cmd, num(p.x.pos(s.X[j])), num(ypos(s.BandHi[j])))
+				cmd = "L"
+			}
+			for j := end; j >= k; j-- {
+				fmt.Fprintf(&d, "L%s %s ", num(p.x.pos(s.X[j])), num(ypos(s.BandLo[j])))
+			}
+			fmt.Fprintf(w, `<path d="%sZ" fill="%s" fill-opacity="0.15" stroke="none"/>`+"\n", d.String(), c)
+		}
+		k = end + 1
+	}
 }
 
 // plottable reports whether v can be drawn on a linear or, when log is
@@ -329,10 +374,24 @@ func plottable(v float64, log bool) bool {
 }
 
 // axisRanges returns the rounded x and y ranges of a line chart: they cover
-// every drawable point and error bar of the series.
+// every drawable point, error bar and band's upper edge of the series, and
+// on a linear y axis the bands' lower edges too. A log axis is not
+// stretched down to a band's lower edge: near zero it would be unbounded
+// (the RMSE minus its error can be 0), and the curves would shrink into a
+// corner.
 func axisRanges(series []Series, logX, logY bool) (xlo, xhi, ylo, yhi float64) {
 	ok := plottable
 	xlo, xhi, ylo, yhi = math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+	widen := func(vs []float64, k int, lo, hi bool) {
+		if k < len(vs) && ok(vs[k], logY) {
+			if lo {
+				ylo = min(ylo, vs[k])
+			}
+			if hi {
+				yhi = max(yhi, vs[k])
+			}
+		}
+	}
 	for _, s := range series {
 		for k := range s.X {
 			if k >= len(s.Y) || !ok(s.X[k], logX) || !ok(s.Y[k], logY) {
@@ -340,12 +399,10 @@ func axisRanges(series []Series, logX, logY bool) (xlo, xhi, ylo, yhi float64) {
 			}
 			xlo, xhi = min(xlo, s.X[k]), max(xhi, s.X[k])
 			ylo, yhi = min(ylo, s.Y[k]), max(yhi, s.Y[k])
-			if k < len(s.Lo) && ok(s.Lo[k], logY) {
-				ylo = min(ylo, s.Lo[k])
-			}
-			if k < len(s.Hi) && ok(s.Hi[k], logY) {
-				yhi = max(yhi, s.Hi[k])
-			}
+			widen(s.Lo, k, true, false)
+			widen(s.Hi, k, false, true)
+			widen(s.BandHi, k, false, true)
+			widen(s.BandLo, k, !logY, false)
 		}
 	}
 	if xlo > xhi { // nothing to draw
@@ -419,7 +476,7 @@ func BarChart(groups, series []string, values, errs [][]float64, opts ...Option)
 			top, bot := min(y.pos(v), zero), max(y.pos(v), zero)
 			fmt.Fprintf(&w, `<rect x="%s" y="%s" width="%s" height="%s" fill="%s"><title>%s, %s: %s</title></rect>`+"\n",
 				num(bx+1), num(top), num(max(bar-2, 1)), num(bot-top), c,
-				html.EscapeString(gname), html.EscapeString(sname), label(v))
+				html.EscapeString(gname), html.EscapeString(sname), Number(v))
 			e := at(errs, g, s)
 			if e != 0 && !math.IsNaN(e) && !math.IsInf(e, 0) {
 				e = math.Abs(e)

@@ -56,7 +56,7 @@ func TestLogLogChartPlacesPointsOnLogScale(t *testing.T) {
 	if strings.Count(svg, `<title>wIPS &lt;&amp;&gt;: (`) != 2 {
 		t.Fatal("NaN point drawn")
 	}
-	for _, tick := range []string{">10<", ">100<", ">1000<", ">0.01<", ">0.1<", ">1<"} {
+	for _, tick := range []string{">10<", ">100<", ">1k<", ">0.01<", ">0.1<", ">1<"} {
 		if !strings.Contains(svg, tick) {
 			t.Errorf("tick label %s missing", tick)
 		}

@@ -72,6 +72,7 @@ func commands() []*cli.Command {
 		experimentCommand(),
 		evaluateCommand(),
 		evaluateSweepCommand(),
+		evaluateGridCommand(),
 		selectCommand(),
 		cacheCommand(),
 	}

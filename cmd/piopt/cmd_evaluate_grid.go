@@ -1,0 +1,147 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/piopt/piopt/internal/evalgrid"
+	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/urfave/cli/v2"
+)
+
+func evaluateGridCommand() *cli.Command {
+	flags := []cli.Flag{
+		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards and the true values"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: conditions/, grid.json, grid.html, run.json"},
+		&cli.StringSliceFlag{Name: "metrics", Value: cli.NewStringSlice(evalgrid.DefaultMetrics...), Usage: "reward `METRICS`: ndcg, err"},
+		&cli.StringSliceFlag{Name: "spaces", Value: cli.NewStringSlice("10x5", "100x10"), Usage: "slate `SPACES` MxL: 10x5 (α 1, 2), 100x10 (α 0.5, 1)"},
+		&cli.StringSliceFlag{Name: "logging-models", Value: cli.NewStringSlice(evalgrid.DefaultLoggingModels...), Usage: "rank `SOURCES` of the pa logging policies"},
+		&cli.StringSliceFlag{Name: "targets", Value: cli.NewStringSlice(evalgrid.DefaultTargets...), Usage: "target `SOURCES`: each one's top L candidates"},
+		&cli.StringFlag{Name: "candidates-by", Value: evalgrid.DefaultCandidatesBy, Usage: "rank `SOURCE` choosing each query's top M candidates for every logging policy"},
+		&cli.StringFlag{Name: "estimators", Value: "all", Usage: "comma-separated `LIST` as evaluate-sweep's"},
+		&cli.Int64Flag{Name: "samples", Value: 600000, Usage: "largest log size `N`"},
+		&cli.IntFlag{Name: "runs", Value: 10, Usage: "independent logs `R` per condition"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of run 1 of every condition; run k uses SEED+k−1"},
+		&cli.Int64Flag{Name: "min-samples", Value: 100, Usage: "smallest log size `N` of the grid"},
+		&cli.IntFlag{Name: "points-per-decade", Value: 4, Usage: "grid points `K` per factor 10 of log size"},
+		&cli.Int64SliceFlag{Name: "aggregate-at", Value: cli.NewInt64Slice(60000, 600000), Usage: "log `SIZES` of the aggregate (added to the grid)"},
+		&cli.IntFlag{Name: "dm-max-train", Usage: "cap DM's training set at `ROWS` (0: n/2, as the paper)"},
+	}
+	for _, f := range opeFlags() {
+		if n := f.Names()[0]; n != "target" && n != "slate" && n != "estimators" {
+			flags = append(flags, f)
+		}
+	}
+	return &cli.Command{
+		Name:  "evaluate-grid",
+		Usage: "the paper's whole semi-synthetic evaluation: 40 sweeps and their aggregate",
+		Description: `evaluate-grid runs evaluate-sweep's protocol on every condition of the
+paper's grid (Sec. 4.1, App. E): metric ndcg and err × slate space (m, ℓ) =
+(10, 5) and (100, 10) × 10 logging/target combinations: logging uniform and
+pa:α with α ∈ {1, 2} for (10, 5) and {0.5, 1} for (100, 10), ranked by
+lasso and by tree on the url-side features; targets the top ℓ by tree and
+by lasso on the body-side features. Every query's candidates are its top m
+by --candidates-by; a query with fewer than m documents is skipped for that
+space, and the report says how many. Each rank source is fitted once.
+
+Each finished condition is written to OUT/conditions/NAME.json (the sweep
+report evaluate-sweep writes, with a hash of its settings); a rerun with the
+same settings loads it instead, so an interrupted grid loses at most the
+running condition. OUT/grid.json holds every RMSE curve and the aggregate:
+per metric and space, at each --aggregate-at size, every estimator's RMSE
+normalised per combination so that the best (onpolicy left out) is 0.001
+and the worst 1; OUT/grid.html draws every condition and the CDF of the
+normalised RMSE over the combinations (the paper's Fig. 2, middle and bottom
+rows). The same data, flags and seed give the same bytes; times go to
+OUT/run.json.
+
+   piopt synth --out folds --queries 500
+   piopt evaluate-grid --data folds/S1.txt --samples 60000 --runs 10 \
+       --aggregate-at 6000,60000 --out grid`,
+		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
+		Action: runEvaluateGrid,
+	}
+}
+
+func runEvaluateGrid(c *cli.Context) error {
+	cfg, err := gridConfig(c)
+	if err != nil {
+		return err
+	}
+	if err := cfg.Check(); err != nil {
+		return err
+	}
+	if cfg.Data, err = loadData(c, "data"); err != nil {
+		return err
+	}
+	if cfg.Conventions, err = conventions(c, cfg.Data); err != nil {
+		return err
+	}
+	if cfg.Policy, err = opePolicyOptions(c); err != nil {
+		return err
+	}
+	paths := []string{cfg.Data.Source}
+	if p := c.String("policy-data"); p != "" {
+		paths = append(paths, p)
+	}
+	if cfg.Inputs, err = offpolicy.HashInputs(paths...); err != nil {
+		return err
+	}
+	n := int64(len(cfg.Grid.Conditions()))
+	bar := progress.New(os.Stderr, "evaluate-grid", n*cfg.Samples*int64(cfg.Runs), "samples")
+	cfg.Progress, cfg.Status = bar.Add, bar.Status
+	cfg.Log = func(line string) {
+		if bar != nil {
+			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the bar's line
+		}
+		fmt.Fprintln(c.App.ErrWriter, "evaluate-grid: "+line)
+	}
+	rep, err := evalgrid.Run(c.Context, cfg)
+	bar.Done()
+	if err != nil {
+		return err
+	}
+	rep.WriteSummary(c.App.Writer)
+	return rep.WriteFiles(cfg.Out)
+}
+
+// gridConfig reads the flags into a grid configuration, before any data
+// is loaded.
+func gridConfig(c *cli.Context) (evalgrid.Config, error) {
+	var cfg evalgrid.Config
+	if err := checkOPEFlags(c); err != nil {
+		return cfg, err
+	}
+	est, err := opeEstimators(c)
+	if err != nil {
+		return cfg, err
+	}
+	def := evalgrid.Definition{LoggingModels: c.StringSlice("logging-models"), Targets: c.StringSlice("targets"),
+		CandidatesBy: c.String("candidates-by")}
+	if def.Metrics, err = evalgrid.ParseMetrics(joinFlag(c, "metrics")); err != nil {
+		return cfg, fmt.Errorf("--metrics: %w", err)
+	}
+	if def.Spaces, err = evalgrid.ParseSpaces(joinFlag(c, "spaces")); err != nil {
+		return cfg, fmt.Errorf("--spaces: %w", err)
+	}
+	if c.Int("points-per-decade") < 1 || c.Int("dm-max-train") < 0 {
+		return cfg, fmt.Errorf("--points-per-decade %d must be ≥ 1 and --dm-max-train %d ≥ 0", c.Int("points-per-decade"), c.Int("dm-max-train"))
+	}
+	agg := slices.Clone(c.Int64Slice("aggregate-at"))
+	slices.Sort(agg)
+	pv, xv := experiment.Versions()
+	return evalgrid.Config{Grid: def, Samples: c.Int64("samples"), Runs: c.Int("runs"), Seed: c.Uint64("seed"),
+		MinSamples: c.Int64("min-samples"), PointsPerDecade: c.Int("points-per-decade"), AggregateAt: slices.Compact(agg),
+		Estimators: est, DM: policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}, DMMaxTrain: c.Int("dm-max-train"),
+		Threads: c.Int("threads"), Out: c.String("out"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv}, nil
+}
+
+// joinFlag is a list flag's values joined by commas.
+func joinFlag(c *cli.Context, name string) string {
+	return strings.Join(c.StringSlice(name), ",")
+}

@@ -208,13 +208,23 @@ type LogRecord struct {
 }
 
 // LogReader streams a slate log: a header line `# piopt-log v1 key=value
-// ...` naming at least slots and logging, then one impression per line,
+// ...` naming at least slots and logging (or policy, a policy file), then
+// one impression per line,
 // `qid<TAB>d1,d2,...<TAB>reward`, docs named as the dataset names them
 // (Dataset.FindDoc): 0-based positions inside the query's block, or the ids
 // of the lines' comments (--doc-ids comment). Blank lines and further `#`
 // lines are skipped. It checks everything the dataset alone decides (known
 // qid, documents in range and not repeated, 1..slots documents, finite
 // reward) and holds one line in memory at a time.
+//
+// Header keys: slots= (required: no slate is longer), logging= or policy=
+// (required: the logging policy, or the policy file giving it per context),
+// rank-by= (required by a logging policy that ranks documents, checked by
+// the setup that reads the log), candidates= (optional, 0: every document),
+// candidates-by=, metric= (e.g. ndcg@3), the metric conventions
+// (discount=, empty-query-ndcg=, err-maxrel=) and the provenance keys
+// (data=, queries=, docs=, samples=, seed=), all optional. A log without a
+// header line is read with a header given by the caller (OpenLogAssuming).
 type LogReader struct {
 	lineReader
 	ds     *Dataset
@@ -228,6 +238,10 @@ type LogReader struct {
 	// contexts: the first field is QID or QID@TAG (a policy file's
 	// contexts), not a bare qid.
 	contexts bool
+	// headerless: the log has no header line; pending is its first line,
+	// read while looking for one, returned by the first Next.
+	headerless bool
+	pending    []byte
 }
 
 // SetContexts makes the first field of every line a context, QID or
@@ -238,11 +252,21 @@ func (lr *LogReader) SetContexts() { lr.contexts = true }
 // OpenLog opens a slate log (optionally gzip-compressed) for reading against
 // ds. Close it when done.
 func OpenLog(path string, ds *Dataset) (*LogReader, error) {
+	return OpenLogAssuming(path, ds, nil)
+}
+
+// OpenLogAssuming opens a slate log as OpenLog does, but a log whose first
+// line is not a header is read as if its header were assumed (what the
+// command line says: slots, logging or policy, candidates, rank-by, ...).
+// Such a log still needs slots= and logging= or policy= from assumed; the
+// error names the flag that would give a missing one. A log with a header
+// is read as OpenLog reads it: assumed is not used.
+func OpenLogAssuming(path string, ds *Dataset, assumed Header) (*LogReader, error) {
 	r, c, err := openSlateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open slate log: %w", err)
 	}
-	lr, err := NewLogReader(r, path, ds)
+	lr, err := newLogReader(r, path, ds, assumed)
 	if err != nil {
 		c.Close()
 		return nil, err
@@ -254,23 +278,27 @@ func OpenLog(path string, ds *Dataset) (*LogReader, error) {
 // NewLogReader reads the header of a slate log from r; name is the file name
 // used in errors.
 func NewLogReader(r io.Reader, name string, ds *Dataset) (*LogReader, error) {
+	return newLogReader(r, name, ds, nil)
+}
+
+func newLogReader(r io.Reader, name string, ds *Dataset, assumed Header) (*LogReader, error) {
 	br, ok := r.(*bufio.Reader)
 	if !ok || br.Size() < 1<<16 {
 		br = bufio.NewReaderSize(r, 1<<20)
 	}
 	lr := &LogReader{lineReader: lineReader{name: name, br: br}, ds: ds, qids: qidIndex(ds)}
-	h, err := lr.readHeader(LogMagic)
+	h, err := lr.logHeader(assumed)
 	if err != nil {
 		return nil, err
 	}
 	lr.header = h
 	if _, ok := h["slots"]; !ok {
-		return nil, lr.lineErr(ErrHeader, "header lacks slots=")
+		return nil, lr.lineErr(ErrHeader, "%s", lr.lacks("slots=", "--slots"))
 	}
 	_, logging := h["logging"]
 	_, policy := h["policy"]
 	if !logging && !policy {
-		return nil, lr.lineErr(ErrHeader, "header lacks logging= (a named logging policy) or policy= (a policy file)")
+		return nil, lr.lineErr(ErrHeader, "%s", lr.lacks("logging= (a named logging policy) or policy= (a policy file)", "--logging or --policy"))
 	}
 	slots, _, err := h.Int("slots")
 	if err == nil && slots < 1 {
@@ -286,6 +314,40 @@ func NewLogReader(r io.Reader, name string, ds *Dataset) (*LogReader, error) {
 	lr.slate = make([]int32, 0, slots)
 	return lr, nil
 }
+
+// logHeader reads the log's header line, or, when the first line is not a
+// `#` line and assumed is not nil, keeps that line as the first impression
+// and returns a copy of assumed.
+func (lr *LogReader) logHeader(assumed Header) (Header, error) {
+	if assumed != nil {
+		first, err := lr.br.Peek(1)
+		if err == nil && first[0] != '#' {
+			line, err := lr.readLine()
+			if err != nil {
+				return nil, err
+			}
+			if len(bytes.TrimSpace(line)) > 0 {
+				lr.pending = bytes.Clone(line)
+			}
+			lr.headerless = true
+			return assumed.Clone(), nil
+		}
+	}
+	return lr.readHeader(LogMagic)
+}
+
+// lacks says that the log does not give key: its header lacks it, or, for a
+// headerless log, the command line did not give flag.
+func (lr *LogReader) lacks(key, flag string) string {
+	if lr.headerless {
+		return fmt.Sprintf("no header line (`# %s %s key=value ...`) and no %s: a log without a header needs the flags to say what its header's %s would", LogMagic, FormatVersion, flag, key)
+	}
+	return "header lacks " + key
+}
+
+// Headerless reports whether the log had no header line and is read with
+// the header OpenLogAssuming was given.
+func (lr *LogReader) Headerless() bool { return lr.headerless }
 
 // CheckHeaderData checks a header's queries= and docs= (when present)
 // against the dataset, so that a log or targets file made on another dataset
@@ -416,7 +478,12 @@ func qidIndex(ds *Dataset) map[string]int {
 // without any impression is an error (ErrNoImpressions naming the file):
 // every estimate from it would be a meaningless 0.
 func (lr *LogReader) Next() (LogRecord, error) {
-	line, err := lr.nextRecord()
+	line, err := lr.pending, error(nil)
+	if line == nil {
+		line, err = lr.nextRecord()
+	} else {
+		lr.pending = nil
+	}
 	if err == io.EOF && lr.n == 0 {
 		return LogRecord{}, lr.fileErr(ErrNoImpressions, "no impression after the header line: nothing to estimate from")
 	}

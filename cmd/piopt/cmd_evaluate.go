@@ -42,6 +42,8 @@ labels). The logging policy, its rank source, the candidates and the slots come
 from the log's header (flags must agree with it), or, for a log from your own
 logger, from the policy file its header names (policy=, or --policy FILE): a
 logging policy per context QID or QID@TAG, whose candidates the target ranks.
+A log without a header line is read with what those flags say (--slots and
+--logging or --policy at least; see impute --help for the keys).
 
    piopt evaluate --data Fold1/test.txt --logs test.log --target model:pi.model \
                   --estimators pi,wpi,ips,wips,dm --delta 0.05 --json est.json
@@ -73,7 +75,8 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	logPath := c.String("logs")
-	lr, err := data.OpenLog(logPath, ds)
+	assumed := setupFlags(c).Header()
+	lr, err := data.OpenLogAssuming(logPath, ds, assumed)
 	if err != nil {
 		return err
 	}
@@ -94,7 +97,7 @@ func runEvaluate(c *cli.Context) error {
 	res, err := plan.EvaluateLog(c.Context, lr, offpolicy.LogEvaluation{
 		Options: opt, DMShare: c.Float64("dm-train"), NonAdditive: haveMetric && metric.Kind == eval.KindERR,
 		Open: func() (*data.LogReader, error) {
-			lr, err := data.OpenLog(logPath, ds)
+			lr, err := data.OpenLogAssuming(logPath, ds, assumed)
 			if err == nil && ls.Policy != nil {
 				lr.SetContexts()
 			}

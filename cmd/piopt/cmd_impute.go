@@ -45,6 +45,11 @@ pl:TAU over scores, an explicit slates distribution, eps: mixtures). Each
 logged context gets its own φ̄_x, and a row (qid, doc, slot) averages them over
 the impressions whose context lists the doc.
 
+A log's header needs slots= and logging= (or policy=); rank-by= when the
+logging ranks documents (pa, pl); candidates= (default 0: all) and
+candidates-by= are optional. A log without a header line is read with what
+--slots, --logging, --rank-by, --candidates and --candidates-by say.
+
    piopt impute --data Fold1/train.txt --logs train.log --out train.targets
    piopt impute --data train.txt --doc-ids comment --logs prod.log --policy prod.policy --out prod.targets
    piopt impute --data Fold1/train.txt --simulate 10000000 --metric ndcg --seed 1 \

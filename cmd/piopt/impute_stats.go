@@ -17,12 +17,13 @@ import (
 // statistics, checking its header against the flags (which default to the
 // header's values), and returns them with the logging policy's Γ cache.
 func imputeStatsFromLog(c *cli.Context, ds *data.Dataset, path string) (*impute.Stats, *impute.GammaCache, data.Header, error) {
-	lr, err := data.OpenLog(path, ds)
+	flags := setupFlags(c)
+	lr, err := data.OpenLogAssuming(path, ds, flags.Header())
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer lr.Close()
-	setup, _, err := policy.ReadSetup(lr, setupFlags(c))
+	setup, _, err := policy.ReadSetup(lr, flags)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -353,3 +353,30 @@ func (s Setup) Header(dataPath string, ds *data.Dataset, m eval.Metric, samples 
 	}
 	return h
 }
+
+// Header is the header a slate log without one is read with
+// (data.OpenLogAssuming): the keys the given flags state, in the spelling
+// a log's header would have, so that ReadSetup reads them as it reads a
+// header. Flags not given are left out, and the reader names the flag a
+// required key needs.
+func (f Flags) Header() data.Header {
+	h := data.Header{}
+	if f.SlotsSet {
+		h["slots"] = strconv.Itoa(f.Slots)
+	}
+	if f.LoggingSet {
+		h["logging"] = f.Logging
+	} else if f.Policy != "" {
+		h["policy"] = filepath.Base(f.Policy)
+	}
+	if f.RankBySet {
+		h["rank-by"] = canonical(f.RankBy)
+	}
+	if f.CandidatesSet {
+		h["candidates"] = strconv.Itoa(f.Candidates)
+	}
+	if f.CandidatesBySet {
+		h["candidates-by"] = canonical(f.CandidatesBy)
+	}
+	return h
+}

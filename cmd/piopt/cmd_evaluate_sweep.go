@@ -17,8 +17,8 @@ import (
 func evaluateSweepCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards and the true value"},
-		&cli.IntFlag{Name: "slots", Value: 5, Usage: "slate length `L`"},
-		&cli.IntFlag{Name: "candidates", Value: 10, Usage: "each query's top `M` docs (by --candidates-by, else --rank-by, else by position) are its candidates (0: all)"},
+		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (3 as every command that sets it; the paper's evaluation used 5 and 10)"},
+		&cli.IntFlag{Name: "candidates", Usage: "each query's top `M` docs (by --candidates-by, else --rank-by, else by position) are its candidates (0, the default as every command that sets it: all; the paper's evaluation used 10 and 100)"},
 		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging policy `SPEC`: uniform, pa:ALPHA or eps:E,POLICY"},
 		&cli.StringFlag{Name: "rank-by", Usage: "logging-side ranker `SPEC` (same spellings as --target): candidates and pa ranks"},
 		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage},

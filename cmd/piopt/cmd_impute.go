@@ -15,9 +15,9 @@ func imputeCommand() *cli.Command {
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log was made on"},
 		&cli.StringFlag{Name: "logs", Usage: "slate log `FILE` to read (written by simulate or by your own logger)"},
 		&cli.StringFlag{Name: "policy", Usage: "with --logs: policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
-		&cli.Int64Flag{Name: "simulate", Usage: "instead of --logs, simulate `N` impressions in memory (same result as simulate + impute --logs with the same seed)"},
-		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "with --simulate: reward `METRIC`, ndcg or err at k = L"},
-		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --simulate: random `SEED`"},
+		&cli.Int64Flag{Name: "samples", Usage: "instead of --logs, simulate `N` impressions in memory (same result as simulate + impute --logs with the same seed)"},
+		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "with --samples: reward `METRIC`, ndcg or err at k = L"},
+		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --samples: random `SEED`"},
 		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "with --logs: the log's header"},
 		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that made the log: uniform, pa:ALPHA, eps:E,POLICY (default with --logs: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default with --logs: the log's header)"},
@@ -52,7 +52,7 @@ candidates-by= are optional. A log without a header line is read with what
 
    piopt impute --data Fold1/train.txt --logs train.log --out train.targets
    piopt impute --data train.txt --doc-ids comment --logs prod.log --policy prod.policy --out prod.targets
-   piopt impute --data Fold1/train.txt --simulate 10000000 --metric ndcg --seed 1 \
+   piopt impute --data Fold1/train.txt --samples 10000000 --metric ndcg --seed 1 \
                 --slots 3 --logging uniform --out train.targets`,
 		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
 		Action: runImpute,
@@ -60,14 +60,14 @@ candidates-by= are optional. A log without a header line is read with what
 }
 
 func runImpute(c *cli.Context) error {
-	logs, simN := c.String("logs"), c.Int64("simulate")
+	logs, simN := c.String("logs"), c.Int64("samples")
 	switch {
-	case logs != "" && c.IsSet("simulate"):
-		return fmt.Errorf("give --logs or --simulate, not both")
-	case logs == "" && !c.IsSet("simulate"):
-		return fmt.Errorf("give --logs LOG or --simulate N")
+	case logs != "" && c.IsSet("samples"):
+		return fmt.Errorf("give --logs or --samples, not both")
+	case logs == "" && !c.IsSet("samples"):
+		return fmt.Errorf("give --logs LOG or --samples N")
 	case logs == "" && simN < 1:
-		return fmt.Errorf("--simulate %d: must be ≥ 1", simN)
+		return fmt.Errorf("--samples %d: must be ≥ 1", simN)
 	}
 	if logs == "" {
 		if err := checkMetricFlag(c); err != nil {

@@ -41,7 +41,7 @@ metric of every policy (header: qid docs ndcg@3:pi-opt ...).
 			&cli.StringFlag{Name: "model", Usage: "model `FILE` to rank with (PI-OPT, SUP or LambdaMART)", Required: true},
 			&cli.StringFlag{Name: "sup-model", Usage: "supervised baseline model `FILE` to compare with (SUP or LambdaMART)"},
 			&cli.IntFlag{Name: "slots", Usage: "slate length `L` and metric cut-off", DefaultText: "the PI-OPT model's ℓ, else 3"},
-			&cli.StringFlag{Name: "metric", Value: "ndcg,err", Usage: "metrics to report, comma-separated `LIST` of ndcg, err"},
+			&cli.StringFlag{Name: "metrics", Value: "ndcg,err", Usage: "metrics to report, comma-separated `LIST` of ndcg, err"},
 			&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (take the best (doc, slot) pair, repeat) or exact (maximise the sum of pair scores)"},
 			&cli.StringFlag{Name: "out", Usage: "TREC run `FILE` of the model's slates"},
 			&cli.StringFlag{Name: "json", Usage: "summary JSON `FILE`"},
@@ -104,7 +104,7 @@ func runRank(c *cli.Context) error {
 // rankOptions reads rank's flags but the conventions, which depend on the
 // data.
 func rankOptions(c *cli.Context) (ranker.EvalOptions, error) {
-	kinds, err := parseMetrics("metric", c.String("metric"))
+	kinds, err := parseMetrics("metrics", c.String("metrics"))
 	if err != nil {
 		return ranker.EvalOptions{}, err
 	}

@@ -18,7 +18,7 @@ import (
 func simulateCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards"},
-		&cli.IntFlag{Name: "slots", Required: true, Usage: "slate length `L` (the metric's cut-off)"},
+		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (the metric's cut-off; 3, the paper's ℓ for learning, as every command that sets it)"},
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "reward `METRIC` of a slate: ndcg or err, at k = L"},
 		&cli.StringFlag{Name: "logging", Required: true, Usage: "logging policy `SPEC`: uniform, pa:ALPHA or pl:TAU (both need --rank-by: its rank order, or for pl its scores) or eps:E,POLICY"},
 		&cli.StringFlag{Name: "policy-out", Usage: "also write the policy `FILE` of what was logged (one context per query), which impute and evaluate read with --policy"},

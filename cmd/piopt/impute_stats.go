@@ -83,11 +83,11 @@ func logConventions(c *cli.Context, path string, h data.Header) error {
 func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.Stats, *impute.GammaCache, data.Header, error) {
 	for _, f := range []string{"slots", "logging"} {
 		if !c.IsSet(f) {
-			return nil, nil, nil, fmt.Errorf("--simulate needs --%s", f)
+			return nil, nil, nil, fmt.Errorf("--samples needs --%s", f)
 		}
 	}
 	if c.IsSet("policy") {
-		return nil, nil, nil, fmt.Errorf("--policy reads a log's policy file: give it with --logs, not --simulate")
+		return nil, nil, nil, fmt.Errorf("--policy reads a log's policy file: give it with --logs, not --samples")
 	}
 	setup, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
@@ -97,7 +97,7 @@ func imputeStatsSimulated(c *cli.Context, ds *data.Dataset, n int64) (*impute.St
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	bar := progress.New(os.Stderr, "impute --simulate", n, "samples")
+	bar := progress.New(os.Stderr, "impute --samples", n, "samples")
 	st, err := sim.Stats(c.Context, n, 0, bar.Add)
 	bar.Done()
 	if err != nil {

@@ -46,8 +46,11 @@ is its raw qid, and a slot is 1-based.`,
 		Action:               rootAction,
 	}
 	for _, cmd := range app.Commands {
-		req := takeRequired(cmd)
+		req, renamed := takeRequired(cmd), addRenamed(cmd)
 		cmd.Before = func(c *cli.Context) error {
+			if err := keepRenamed(c, renamed); err != nil {
+				return err
+			}
 			if err := checkRequired(c, req); err != nil {
 				return err
 			}

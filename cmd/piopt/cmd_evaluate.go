@@ -159,7 +159,7 @@ func evaluateOptions(c *cli.Context) (offpolicy.EvalOptions, ranker.SlateMethod,
 	if method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
 		return offpolicy.EvalOptions{}, method, fmt.Errorf("--slate: %w", err)
 	}
-	return offpolicy.EvalOptions{Estimators: est,
+	return offpolicy.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"),
 		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}, method, nil
 }
 

@@ -137,7 +137,7 @@ func gridConfig(c *cli.Context) (evalgrid.Config, error) {
 	pv, xv := experiment.Versions()
 	return evalgrid.Config{Grid: def, Samples: c.Int64("samples"), Runs: c.Int("runs"), Seed: c.Uint64("seed"),
 		MinSamples: c.Int64("min-samples"), PointsPerDecade: c.Int("points-per-decade"), AggregateAt: slices.Compact(agg),
-		Estimators: est, DM: policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}, DMMaxTrain: c.Int("dm-max-train"),
+		Estimators: est, DM: policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}, DMMaxTrain: c.Int("dm-max-train"), CVFolds: c.Int("cv-folds"),
 		Threads: c.Int("threads"), Out: c.String("out"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv}, nil
 }
 

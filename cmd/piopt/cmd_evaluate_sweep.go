@@ -156,7 +156,8 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 	fitThreads := max(1, threads/min(threads, runs))
 	bar := progress.New(os.Stderr, "evaluate-sweep", n*int64(runs), "samples")
 	cfg := offpolicy.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
-		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add}
+		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add,
+		CVFolds: c.Int("cv-folds")}
 	// DM's fits follow the simulation, on a bar of their own.
 	var dmDone func()
 	cfg.DMProgress, dmDone = progress.Later(os.Stderr, "evaluate-sweep: DM fits", cfg.DMPoints(), "points")

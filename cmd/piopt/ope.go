@@ -22,7 +22,8 @@ func opeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "target", Required: true, Usage: "target policy `SPEC`: its top L candidates (feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1])"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of a PI-OPT model target's slates: greedy or exact"},
-		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
+		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, pi-cv (PI with a control variate), ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
+		&cli.IntFlag{Name: "cv-folds", Value: offpolicy.DefaultCVFolds, Usage: "pi-cv's cross-fitting folds `K`: sample i's coefficient is estimated on the folds other than i mod K (1: in-sample, slightly biased)"},
 		&cli.IntFlag{Name: "dm-depth", Value: policy.DefaultTreeDepth, Usage: "`DEPTH` of DM's regression tree"},
 		&cli.Float64Flag{Name: "dm-l1", Value: policy.DefaultLassoL1, Usage: "L1 weight `W` of DM's lasso"},
 		&cli.StringFlag{Name: "policy-data", Usage: "labelled `FILE` the tree:/lasso: rankers are fitted on (default: --data)"},
@@ -35,6 +36,8 @@ func opeFlags() []cli.Flag {
 // (--threads is checked for every command by checkBeforeWork.)
 func checkOPEFlags(c *cli.Context) error {
 	switch l1 := c.Float64("dm-l1"); {
+	case c.Int("cv-folds") < 1:
+		return fmt.Errorf("--cv-folds %d: must be ≥ 1", c.Int("cv-folds"))
 	case c.Int("dm-depth") < 1:
 		return fmt.Errorf("--dm-depth %d: must be ≥ 1", c.Int("dm-depth"))
 	case !(l1 >= 0) || math.IsInf(l1, 0):

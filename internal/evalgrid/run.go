@@ -37,6 +37,7 @@ type Config struct {
 	Estimators  offpolicy.Estimators
 	DM          policy.DMOptions // depth and L1 of DM (threads and seed set per sweep)
 	DMMaxTrain  int
+	CVFolds     int // pi-cv's folds (0: offpolicy.DefaultCVFolds)
 	// Policy trains the rank sources (its Train: --policy-data; nil: Data).
 	Policy  policy.Options
 	Threads int
@@ -202,7 +203,8 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*offpolicy.SweepReport
 	dm := cfg.DM
 	dm.Threads, dm.Seed = max(1, threads/min(threads, cfg.Runs)), cfg.Seed
 	res, err := plan.Sweep(ctx, offpolicy.SweepConfig{Samples: cfg.Samples, Runs: cfg.Runs, Seed: cfg.Seed, Grid: r.grid,
-		Estimators: cfg.Estimators, Regressors: policy.DMRegressors(dm), DMMaxTrain: cfg.DMMaxTrain, Threads: threads, Progress: cfg.Progress})
+		Estimators: cfg.Estimators, Regressors: policy.DMRegressors(dm), DMMaxTrain: cfg.DMMaxTrain, Threads: threads, Progress: cfg.Progress,
+		CVFolds: cfg.CVFolds})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -77,6 +77,9 @@ func (r *runner) settings(c Condition) (string, error) {
 	add(specs...)
 	add(cfg.Samples, cfg.Runs, cfg.Seed, r.grid, cfg.Estimators.Names())
 	add(cfg.DM.Depth, cfg.DM.L1, cfg.DMMaxTrain)
+	if cfg.Estimators.PICV {
+		add(cfg.CVFolds)
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 

@@ -31,8 +31,13 @@ func (p *Plan) NewCV(k int) (*CVEvaluator, error) {
 
 // Add records one logged sample: query q, slate s and reward r.
 func (c *CVEvaluator) Add(q int, s []int32, r float64) {
-	c.folds.Add(r, c.plan.Weight(q, s))
-	c.sigma2 += c.plan.queries[q].sigma2
+	c.add(r, c.plan.Weight(q, s), c.plan.queries[q].sigma2)
+}
+
+// add records a sample whose PI weight w and context's σ²_x are known.
+func (c *CVEvaluator) add(r, w, sigma2 float64) {
+	c.folds.Add(r, w)
+	c.sigma2 += sigma2
 }
 
 // Folds returns the per-fold statistics gathered so far.

@@ -19,6 +19,10 @@
 //
 //	pi        V̂ = (1/n) Σ_i r_i q_πᵀ Γ† 1_{s_i}
 //	wpi       the same sum divided by Σ_i q_πᵀ Γ† 1_{s_i} instead of n
+//	pi-cv     PI with the control variate G_i − 1 (G_i = q_πᵀΓ†1_{s_i},
+//	          E_μ[G] = 1): (1/n) Σ_i [G_i r_i − β_k(i)(G_i − 1)], β_k the
+//	          Cov(Gr, G)/Var(G) of the folds other than sample i's
+//	          (i mod K, CVEvaluator): exactly unbiased where PI is
 //	ips       (1/n) Σ_i r_i π(s_i|x_i)/μ(s_i|x_i)
 //	wips      self-normalised IPS
 //	dm        the direct method: a regression of the reward on the slate's

@@ -30,7 +30,9 @@ type DMVariant struct {
 // Estimators is a parsed --estimators list.
 type Estimators struct {
 	PI, WPI, IPS, WIPS, OnPolicy bool
-	DM                           []DMVariant
+	// PICV is PI with the control variate G − 1 (see CVEvaluator).
+	PICV bool
+	DM   []DMVariant
 }
 
 // Names returns the estimators' JSON keys in canonical order.
@@ -39,7 +41,7 @@ func (e Estimators) Names() []string {
 	for _, x := range []struct {
 		on   bool
 		name string
-	}{{e.PI, PI}, {e.WPI, WPI}, {e.IPS, IPS}, {e.WIPS, WIPS}} {
+	}{{e.PI, PI}, {e.WPI, WPI}, {e.PICV, PICV}, {e.IPS, IPS}, {e.WIPS, WIPS}} {
 		if x.on {
 			out = append(out, x.name)
 		}
@@ -54,15 +56,15 @@ func (e Estimators) Names() []string {
 }
 
 // ParseEstimators reads a comma-separated list of estimator names:
-// pi, wpi, ips, wips, onpolicy, and the direct method as dm (a regression
+// pi, wpi, pi-cv, ips, wips, onpolicy, and the direct method as dm (a regression
 // tree, alias of dm-tree), dm-tree, dm-linear (lasso), each with an optional
 // -clip suffix (predictions clipped to the range of the training rewards),
-// e.g. dm-clip, dm-linear-clip. "all" means pi,wpi,ips,wips,dm,dm-clip,
-// dm-linear,dm-linear-clip,onpolicy.
+// e.g. dm-clip, dm-linear-clip. "all" means pi,wpi,pi-cv,ips,wips,dm,
+// dm-clip,dm-linear,dm-linear-clip,onpolicy.
 func ParseEstimators(list string) (Estimators, error) {
 	var e Estimators
 	if strings.TrimSpace(list) == "all" {
-		list = "pi,wpi,ips,wips,dm,dm-clip,dm-linear,dm-linear-clip,onpolicy"
+		list = "pi,wpi,pi-cv,ips,wips,dm,dm-clip,dm-linear,dm-linear-clip,onpolicy"
 	}
 	seen := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
@@ -83,12 +85,14 @@ func ParseEstimators(list string) (Estimators, error) {
 			e.IPS = true
 		case WIPS:
 			e.WIPS = true
+		case PICV:
+			e.PICV = true
 		case OnPolicy:
 			e.OnPolicy = true
 		default:
 			v, ok := parseDM(name)
 			if !ok {
-				return e, fmt.Errorf("unknown estimator %q (want pi, wpi, ips, wips, dm, dm-clip, dm-tree[-clip], dm-linear[-clip], onpolicy)", name)
+				return e, fmt.Errorf("unknown estimator %q (want pi, wpi, pi-cv, ips, wips, dm, dm-clip, dm-tree[-clip], dm-linear[-clip], onpolicy)", name)
 			}
 			for _, w := range e.DM {
 				if w.Model == v.Model && w.Clip == v.Clip {
@@ -154,7 +158,9 @@ type Estimate struct {
 	// clipped variant clips to.
 	TrainRows int64          `json:"train_rows,omitempty"`
 	Clip      *eval.Interval `json:"clip,omitempty"`
-	Warnings  []string       `json:"warnings,omitempty"`
+	// pi-cv only: the control variate's coefficients.
+	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
+	Warnings       []string       `json:"warnings,omitempty"`
 }
 
 // outsideRange reports whether the estimate's value lies outside the reward

@@ -22,6 +22,8 @@ type EvalOptions struct {
 	DMTrain int64
 	// Regressors maps a DM model name ("tree", "linear") to its fitter.
 	Regressors map[string]Regressor
+	// CVFolds is pi-cv's number of cross-fitting folds (0: DefaultCVFolds).
+	CVFolds int
 }
 
 // Evaluator folds a log, one sample at a time, into every estimator's
@@ -41,6 +43,7 @@ type Evaluator struct {
 	ipsZero                  int64 // samples whose context's target slate μ cannot log
 	dm                       *dmSamples
 	dmEval                   []int64
+	cv                       *CVEvaluator
 }
 
 // NewEvaluator returns an evaluator of the plan's target.
@@ -52,6 +55,16 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 	e := &Evaluator{plan: p, opt: opt, w: make([]float64, 2), counts: make([]int64, p.Candidates.NumQueries())}
 	if iv.Bootstrap > 0 {
 		e.boot = eval.NewBootstrap(iv.Bootstrap, 2, iv.Seed)
+	}
+	if opt.Estimators.PICV {
+		k := opt.CVFolds
+		if k == 0 {
+			k = DefaultCVFolds
+		}
+		var err error
+		if e.cv, err = p.NewCV(k); err != nil {
+			return nil, err
+		}
 	}
 	if len(opt.Estimators.DM) > 0 {
 		e.dm = &dmSamples{slots: p.Slots}
@@ -68,6 +81,9 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 	n := e.pi.N
 	w := p.Weight(q, s)
 	e.pi.Add(r, w)
+	if e.cv != nil {
+		e.cv.add(r, w, qp.sigma2)
+	}
 	ratio := p.Ratio(q, s)
 	if math.IsNaN(ratio) {
 		e.ipsUnknown = true
@@ -136,6 +152,11 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	}
 	if est.WPI {
 		res.Estimates[WPI] = weightEstimate(&e.pi, piBound, e.boot, 0, true, p.Sigma2, "PI")
+	}
+	if est.PICV {
+		cv, diag := e.cv.Estimate(iv)
+		cv.ControlVariate = &diag
+		res.Estimates[PICV] = cv
 	}
 	if est.IPS || est.WIPS {
 		ipsBound := eval.BoundSpec{Delta: iv.Delta, Sigma2: e.ipsSigma2 / n, WeightLo: 0, WeightHi: p.IPSMax,

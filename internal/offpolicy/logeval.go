@@ -90,7 +90,7 @@ func (p *Plan) EvaluateLog(ctx context.Context, lr *data.LogReader, e LogEvaluat
 // warnNonAdditive warns on PI and wPI that the reward (ERR) is not
 // additive over slots, the assumption behind their unbiasedness.
 func warnNonAdditive(res *Result) {
-	for _, name := range []string{PI, WPI} {
+	for _, name := range []string{PI, WPI, PICV} {
 		if est := res.Estimates[name]; est != nil {
 			est.Warnings = append(est.Warnings, "ERR is not additive over slots: PI is biased for it and its intervals assume additivity")
 		}

@@ -67,6 +67,15 @@ type SweepConfig struct {
 	// then with 1 per grid point of a run whose DM models are fitted and
 	// evaluated (concurrently from several runs); DMPoints is their number.
 	DMProgress func(n int64)
+	// CVFolds is pi-cv's number of cross-fitting folds (0: DefaultCVFolds).
+	CVFolds int
+}
+
+func (cfg SweepConfig) cvFolds() int {
+	if cfg.CVFolds > 0 {
+		return cfg.CVFolds
+	}
+	return DefaultCVFolds
 }
 
 // DMPoints is the number of DM fits of the sweep (grid points × runs, but
@@ -285,6 +294,10 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 	}
 	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: p.Scorer, Seed: seed}
 	var pi, ips eval.Sums
+	var cv *eval.CVFolds
+	if est.PICV {
+		cv = eval.NewCVFolds(cfg.cvFolds())
+	}
 	var value float64
 	var i int64
 	gi, ci := 0, 0
@@ -305,6 +318,9 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 			set(IPS, ips.Mean())
 			w, _ = ips.SelfNormalized()
 			set(WIPS, w)
+			if cv != nil {
+				set(PICV, cv.Value(cv.Betas()))
+			}
 			set(OnPolicy, value/float64(i))
 			gi++
 		}
@@ -312,7 +328,11 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 	record()
 	const batch = 1 << 14
 	err := sim.Run(ctx, grid[len(grid)-1], func(q int, s []int32, r float64) error {
-		pi.Add(r, p.Weight(q, s))
+		w := p.Weight(q, s)
+		pi.Add(r, w)
+		if cv != nil {
+			cv.Add(r, w)
+		}
 		ips.Add(r, p.Ratio(q, s)) // deterministic targets: never NaN
 		value += p.queries[q].value
 		if counts != nil {

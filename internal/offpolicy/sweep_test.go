@@ -68,21 +68,23 @@ func TestSweepMatchesEvaluator(t *testing.T) {
 	ds := testData([]int{6, 8, 5, 9, 7, 4, 3}, 3, 31)
 	s := setup(t, ds, 5, 3, "pa:1")
 	p := prepare(t, s)
-	est, err := ParseEstimators("pi,wpi,ips,wips,dm,onpolicy")
+	est, err := ParseEstimators("pi,wpi,pi-cv,ips,wips,dm,onpolicy")
 	if err != nil {
 		t.Fatal(err)
 	}
 	regs := map[string]Regressor{"tree": meanRegressor{}}
 	const dmCap = 700
-	cfg := SweepConfig{Samples: 3000, Runs: 3, Seed: 40, Grid: []int64{1, 100, 1000, 3000}, Estimators: est, Regressors: regs, DMMaxTrain: dmCap}
+	cfg := SweepConfig{Samples: 3000, Runs: 3, Seed: 40, Grid: []int64{1, 100, 1000, 3000}, Estimators: est, Regressors: regs, DMMaxTrain: dmCap,
+		CVFolds: 4}
 	res, err := p.Sweep(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for k := range cfg.Runs {
 		for g, n := range cfg.Grid {
-			full, _ := p.NewEvaluator(EvalOptions{Estimators: Estimators{PI: true, WPI: true, IPS: true, WIPS: true, OnPolicy: true},
-				Intervals: Intervals{Delta: 0.05, RewardHi: 1}})
+			full, _ := p.NewEvaluator(EvalOptions{Estimators: Estimators{PI: true, WPI: true, PICV: true, IPS: true, WIPS: true, OnPolicy: true},
+				Intervals: Intervals{Delta: 0.05, RewardHi: 1}, CVFolds: 4})
+			cv, _ := p.NewCV(4)
 			// The sweep's DM trains on the first min(n/2, cap) samples and
 			// evaluates on samples n/2..n: feed exactly those.
 			train := min(n/2, dmCap)
@@ -92,6 +94,7 @@ func TestSweepMatchesEvaluator(t *testing.T) {
 			var i int64
 			_ = sim.Run(context.Background(), n, func(q int, sl []int32, r float64) error {
 				full.Add(q, sl, r)
+				cv.Add(q, sl, r)
 				if i < train || i >= n/2 {
 					dm.Add(q, sl, r)
 				}
@@ -99,7 +102,11 @@ func TestSweepMatchesEvaluator(t *testing.T) {
 				return nil
 			})
 			ref, _ := full.Result(context.Background())
-			for _, name := range []string{PI, WPI, IPS, WIPS, OnPolicy} {
+			if core, _ := cv.Estimate(Intervals{Delta: 0.05, RewardHi: 1}); core.Value != ref.Estimates[PICV].Value ||
+				len(ref.Estimates[PICV].ControlVariate.FoldBetas) != 4 {
+				t.Errorf("run %d n %d: evaluator's pi-cv %v, CVEvaluator's %v", k, n, ref.Estimates[PICV], core)
+			}
+			for _, name := range []string{PI, WPI, PICV, IPS, WIPS, OnPolicy} {
 				if got, want := res.Values[name][k][g], float64(ref.Estimates[name].Value); got != want {
 					t.Errorf("run %d n %d %s: sweep %.15g, evaluator %.15g", k, n, name, got, want)
 				}

@@ -238,7 +238,7 @@ func (r *runner) policies(ctx context.Context, sub *subset, c Condition) (*imput
 			return nil, nil, nil, err
 		}
 	}
-	cands, err := impute.NewCandidates(sub.ds, CandidateOrder(sub.ds, by, rank, c.Space.M), c.Space.M)
+	cands, err := impute.NewCandidates(sub.ds, policy.CandidateOrder(sub.ds, by, rank, c.Space.M), c.Space.M)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -258,30 +258,6 @@ func (r *runner) policies(ctx context.Context, sub *subset, c Condition) (*imput
 }
 
 func isModel(spec string) bool { return len(spec) > 6 && spec[:6] == "model:" }
-
-// CandidateOrder is every query's documents in the order whose first m
-// are its candidates (ranker.Order's layout): the top m by the scores by,
-// sorted by their rank under rank (by's order when rank is nil), then the
-// rest in by's order. It is policy.Setup's order for CandidatesBy with
-// RankBy, from scores.
-func CandidateOrder(ds *data.Dataset, by, rank []float64, m int) []int32 {
-	order := ranker.Order(ds, by)
-	if rank == nil {
-		return order
-	}
-	pos := make([]int32, len(order)) // pos[lo+d]: doc d's position under rank
-	byRank := ranker.Order(ds, rank)
-	for q := range ds.NumQueries() {
-		lo, hi := ds.Query(q)
-		for i, d := range byRank[lo:hi] {
-			pos[lo+int(d)] = int32(i)
-		}
-		slices.SortFunc(order[lo:lo+min(m, hi-lo)], func(a, b int32) int {
-			return int(pos[lo+int(a)]) - int(pos[lo+int(b)])
-		})
-	}
-	return order
-}
 
 // scoresOf returns the scores of rank source spec over the whole data,
 // fitting it on first use.

@@ -80,7 +80,7 @@ func TestCandidateOrderMatchesSetup(t *testing.T) {
 			if rankBy != "" {
 				rank = scores(rankBy)
 			}
-			got, err := impute.NewCandidates(ds, CandidateOrder(ds, scores("feature:1"), rank, m), m)
+			got, err := impute.NewCandidates(ds, policy.CandidateOrder(ds, scores("feature:1"), rank, m), m)
 			if err != nil {
 				t.Fatal(err)
 			}

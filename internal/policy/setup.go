@@ -273,21 +273,31 @@ func (s Setup) order(ctx context.Context, ds *data.Dataset, opt Options, scored 
 	if err != nil {
 		return nil, nil, s.candidatesError(err)
 	}
-	by := ranker.Order(ds, cscores)
-	if order == nil {
-		return by, scores, nil
+	return CandidateOrder(ds, cscores, scores, s.Limit), scores, nil
+}
+
+// CandidateOrder is every query's documents in the order whose first limit
+// are its candidates (ranker.Order's layout): its top limit documents by
+// the scores by, sorted by their rank under the scores rank (by's order
+// when rank is nil), then the rest in by's order. It is a Setup's order
+// with CandidatesBy and RankBy, for callers that hold the scores already.
+func CandidateOrder(ds *data.Dataset, by, rank []float64, limit int) []int32 {
+	order := ranker.Order(ds, by)
+	if rank == nil {
+		return order
 	}
-	rank := make([]int32, len(order)) // rank[lo+d]: doc d's position in RankBy's order
+	byRank := ranker.Order(ds, rank)
+	pos := make([]int32, len(byRank)) // pos[lo+d]: doc d's position under rank
 	for q := range ds.NumQueries() {
 		lo, hi := ds.Query(q)
-		for i, d := range order[lo:hi] {
-			rank[lo+int(d)] = int32(i)
+		for i, d := range byRank[lo:hi] {
+			pos[lo+int(d)] = int32(i)
 		}
-		slices.SortFunc(by[lo:lo+min(s.Limit, hi-lo)], func(a, b int32) int {
-			return cmp.Compare(rank[lo+int(a)], rank[lo+int(b)])
+		slices.SortFunc(order[lo:lo+min(limit, hi-lo)], func(a, b int32) int {
+			return cmp.Compare(pos[lo+int(a)], pos[lo+int(b)])
 		})
 	}
-	return by, scores, nil
+	return order
 }
 
 // metric returns the log's reward metric: the header's (e.g. "ndcg@3"),

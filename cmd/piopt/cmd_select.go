@@ -123,7 +123,7 @@ func selectConfig(c *cli.Context) (offpolicy.SelectConfig, error) {
 		return offpolicy.SelectConfig{}, err
 	}
 	return offpolicy.SelectConfig{
-		Models: models, Log: c.String("logs"), Policies: p, Labelled: labelled, PolicyFile: c.String("policy") != "",
+		Models: models, Log: c.String("logs"), LogHeader: setupFlags(c).Header(), Policies: p, Labelled: labelled, PolicyFile: c.String("policy") != "",
 		Load:      func() (*data.Dataset, error) { return loadData(c, "data") },
 		Estimator: c.String("estimator"), Interval: c.String("interval"),
 		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi},

@@ -59,6 +59,18 @@ func TestHeaderlessLog(t *testing.T) {
 		}
 	}
 
+	sel := func(logs string, flags ...string) string {
+		out, err := runCapture(t, append(append([]string{"select", "--logs", at(logs), "--models", "feature:3,feature:4"}, common...), flags...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, table, _ := strings.Cut(out, "\n") // the first line names the log
+		return table
+	}
+	if s1, s2 := sel("log.txt"), sel("nohdr.txt", setup...); s1 == "" || s1 != s2 {
+		t.Errorf("select on the headerless log:\n%s\nwith the header:\n%s", s2, s1)
+	}
+
 	err := impute("nohdr.txt", "t3.txt", "--slots", "3", "--rank-by", "feature:2")
 	if err == nil || !strings.Contains(err.Error(), "nohdr.txt:1: no header line") || !strings.Contains(err.Error(), "no --logging or --policy") {
 		t.Errorf("headerless log without --logging: %v", err)

@@ -49,9 +49,12 @@ type SelectPolicies interface {
 // SelectConfig describes a selection: rankers ranked by their estimated
 // value on one slate log, reading no label.
 type SelectConfig struct {
-	Models   []SelectSpec // as ParseSelectModels reads them
-	Log      string       // the slate log's path
-	Policies SelectPolicies
+	Models []SelectSpec // as ParseSelectModels reads them
+	Log    string       // the slate log's path
+	// LogHeader is the header a log without a header line is read with
+	// (data.OpenLogAssuming; nil: the log must have one).
+	LogHeader data.Header
+	Policies  SelectPolicies
 	// Load reads the dataset the log refers to. Select calls it once the
 	// checks that need only the log's header and the models have passed.
 	Load func() (*data.Dataset, error)
@@ -188,7 +191,7 @@ func Select(ctx context.Context, cfg SelectConfig) (*Selection, error) {
 			}
 		}
 	}
-	lr, err := data.OpenLog(cfg.Log, ds)
+	lr, err := data.OpenLogAssuming(cfg.Log, ds, cfg.LogHeader)
 	if err != nil {
 		return nil, err
 	}
@@ -254,9 +257,12 @@ func (cfg *SelectConfig) check() error {
 // the log's slates have, and a logging rank source fitted to labels with no
 // labelled file to fit it on.
 func checkSelectLog(cfg SelectConfig) error {
-	h, err := readLogHeader(cfg.Log)
+	h, err := readLogHeader(cfg.Log, cfg.LogHeader)
 	if err != nil {
 		return err
+	}
+	if _, ok := h["slots"]; !ok && cfg.LogHeader != nil {
+		return nil // a headerless log without --slots: the log reader says so
 	}
 	slots, _, err := h.Int("slots")
 	if err != nil || slots < 1 {
@@ -283,8 +289,9 @@ func checkSelectLog(cfg SelectConfig) error {
 }
 
 // readLogHeader reads the header line of a slate log (gzip allowed)
-// without the dataset a LogReader checks it against.
-func readLogHeader(path string) (data.Header, error) {
+// without the dataset a LogReader checks it against; assumed, when not nil,
+// for a log whose first line is not a header.
+func readLogHeader(path string, assumed data.Header) (data.Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("open slate log: %w", err)
@@ -306,6 +313,9 @@ func readLogHeader(path string) (data.Header, error) {
 		return nil, fmt.Errorf("%s: empty file: no `# %s %s ...` header", path, data.LogMagic, data.FormatVersion)
 	case err != nil && err != io.EOF:
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if assumed != nil && !strings.HasPrefix(line, "#") {
+		return assumed, nil
 	}
 	h, err := data.ParseHeader(line, data.LogMagic)
 	if err != nil {

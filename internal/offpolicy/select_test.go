@@ -200,7 +200,7 @@ func TestReadLogHeader(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range []string{plain, zipped} {
-		h, err := readLogHeader(p)
+		h, err := readLogHeader(p, nil)
 		if err != nil || h["slots"] != "3" || h["logging"] != "pa:1" || h["rank-by"] != "feature:2" {
 			t.Errorf("%s: header %v, %v", p, h, err)
 		}
@@ -209,10 +209,10 @@ func TestReadLogHeader(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readLogHeader(empty); err == nil || !strings.HasPrefix(err.Error(), empty+": empty file") {
+	if _, err := readLogHeader(empty, nil); err == nil || !strings.HasPrefix(err.Error(), empty+": empty file") {
 		t.Errorf("empty log: %v", err)
 	}
-	if _, err := readLogHeader(filepath.Join(dir, "none.log")); !errors.Is(err, os.ErrNotExist) {
+	if _, err := readLogHeader(filepath.Join(dir, "none.log"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing log: %v", err)
 	}
 }

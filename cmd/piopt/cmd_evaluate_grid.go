@@ -18,19 +18,19 @@ func evaluateGridCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards and the true values"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: conditions/, grid.json, grid.html, run.json"},
-		&cli.StringSliceFlag{Name: "metrics", Value: cli.NewStringSlice(evalgrid.DefaultMetrics...), Usage: "reward `METRICS`: ndcg, err"},
-		&cli.StringSliceFlag{Name: "spaces", Value: cli.NewStringSlice("10x5", "100x10"), Usage: "slate `SPACES` MxL: 10x5 (α 1, 2), 100x10 (α 0.5, 1)"},
-		&cli.StringSliceFlag{Name: "logging-models", Value: cli.NewStringSlice(evalgrid.DefaultLoggingModels...), Usage: "rank `SOURCES` of the pa logging policies"},
-		&cli.StringSliceFlag{Name: "targets", Value: cli.NewStringSlice(evalgrid.DefaultTargets...), Usage: "target `SOURCES`: each one's top L candidates"},
-		&cli.StringFlag{Name: "candidates-by", Value: evalgrid.DefaultCandidatesBy, Usage: "rank `SOURCE` choosing each query's top M candidates for every logging policy"},
-		&cli.StringFlag{Name: "estimators", Value: "all", Usage: "comma-separated `LIST` as evaluate-sweep's"},
-		&cli.Int64Flag{Name: "samples", Value: 600000, Usage: "largest log size `N`"},
+		&cli.StringSliceFlag{Name: "metrics", Value: cli.NewStringSlice(evalgrid.DefaultMetrics...), DefaultText: listDefault(evalgrid.DefaultMetrics), Usage: "rewards, comma-separated `LIST` of ndcg, err (the name rank and experiment use for a list; one-metric commands take --metric)"},
+		&cli.StringSliceFlag{Name: "spaces", Value: cli.NewStringSlice("10x5", "100x10"), DefaultText: `"10x5,100x10"`, Usage: "slate spaces, comma-separated `LIST` of MxL: M candidates (--candidates) by L slots (--slots), each with its pa α: 10x5 (α 1, 2), 100x10 (α 0.5, 1)"},
+		&cli.StringSliceFlag{Name: "logging-models", Value: cli.NewStringSlice(evalgrid.DefaultLoggingModels...), DefaultText: listDefault(evalgrid.DefaultLoggingModels), Usage: "rank source SPECs of the pa logging policies (what one --rank-by gives evaluate-sweep), comma-separated `LIST`"},
+		&cli.StringSliceFlag{Name: "targets", Value: cli.NewStringSlice(evalgrid.DefaultTargets...), DefaultText: listDefault(evalgrid.DefaultTargets), Usage: "target policy SPECs (what one --target gives evaluate-sweep), comma-separated `LIST`: each one's top L candidates"},
+		&cli.StringFlag{Name: "candidates-by", Value: evalgrid.DefaultCandidatesBy, Usage: "rank source `SPEC` choosing each query's top M candidates for every logging policy (the paper's; evaluate-sweep's default is its --rank-by)"},
+		&cli.StringFlag{Name: "estimators", Value: "all", Usage: "comma-separated `LIST` as evaluate-sweep's (all: the paper's comparison plus pi-cv and the DM variants)"},
+		&cli.Int64Flag{Name: "samples", Value: 600000, Usage: "largest log size `N` (the paper's grid: 6·10^5; evaluate-sweep's default is 10^6)"},
 		&cli.IntFlag{Name: "runs", Value: 10, Usage: "independent logs `R` per condition"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of run 1 of every condition; run k uses SEED+k−1"},
 		&cli.Int64Flag{Name: "min-samples", Value: 100, Usage: "smallest log size `N` of the grid"},
 		&cli.IntFlag{Name: "points-per-decade", Value: 4, Usage: "grid points `K` per factor 10 of log size"},
-		&cli.Int64SliceFlag{Name: "aggregate-at", Value: cli.NewInt64Slice(60000, 600000), Usage: "log `SIZES` of the aggregate (added to the grid)"},
-		&cli.IntFlag{Name: "dm-max-train", Usage: "cap DM's training set at `ROWS` (0: n/2, as the paper)"},
+		&cli.Int64SliceFlag{Name: "aggregate-at", Value: cli.NewInt64Slice(60000, 600000), DefaultText: "60000,600000", Usage: "log sizes of the aggregate (added to the grid), comma-separated `LIST`"},
+		&cli.IntFlag{Name: "dm-max-train", Usage: "cap DM's training set: at log size n DM trains on the first min(n/2, `ROWS`) samples (0, the default: no cap, n/2 as the paper)"},
 	}
 	for _, f := range opeFlags() {
 		if n := f.Names()[0]; n != "target" && n != "slate" && n != "estimators" {

@@ -46,7 +46,7 @@ metric of every policy (header: qid docs ndcg@3:pi-opt ...).
 			&cli.StringFlag{Name: "out", Usage: "TREC run `FILE` of the model's slates"},
 			&cli.StringFlag{Name: "json", Usage: "summary JSON `FILE`"},
 			&cli.StringFlag{Name: "per-query", Usage: "per-query metrics TSV `FILE`"},
-			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "unused: random ERR is exact (kept so that old scripts run)"},
+			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "unused: random ERR is exact (`SEED` kept so that old scripts run)"},
 			&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random ERR is exact (`N` kept so that old scripts run)"},
 			&cli.IntFlag{Name: "threads", Usage: "inference threads `N`", DefaultText: "all cores; results do not depend on it"},
 		}, dataFlags()...), conventionFlags()...),

@@ -43,6 +43,14 @@ func (d *DRSums) Add(r, w, b, c float64) {
 	d.Corr.Add(e, w)
 }
 
+// Merge adds the statistics of another log to d: a cross-fitted dr is the
+// merge of its folds' sums, each computed with its own fold's model.
+func (d *DRSums) Merge(o *DRSums) {
+	d.Terms = mergeSums(d.Terms, o.Terms)
+	d.Base = mergeSums(d.Base, o.Base)
+	d.Corr = mergeSums(d.Corr, o.Corr)
+}
+
 // Value returns dr, or 0 for an empty log.
 func (d *DRSums) Value() float64 { return d.Terms.Mean() }
 

@@ -109,3 +109,30 @@ func TestDRIntervalsHold(t *testing.T) {
 		}
 	}
 }
+
+// TestDRMergeIsOneLog: a log split in two, each part's sums merged, gives
+// the sums of the whole log (so the estimates and intervals are the same).
+func TestDRMergeIsOneLog(t *testing.T) {
+	r, w, b, c := randomLog(3, 101, -2, 6)
+	var all, a, z DRSums
+	for i := range r {
+		all.Add(r[i], w[i], b[i], c[i])
+		if i%3 == 0 {
+			a.Add(r[i], w[i], b[i], c[i])
+		} else {
+			z.Add(r[i], w[i], b[i], c[i])
+		}
+	}
+	a.Merge(&z)
+	v1, _ := all.SelfNormalized()
+	v2, _ := a.SelfNormalized()
+	if a.Terms.N != all.Terms.N || !near(a.Value(), all.Value(), 1e-12) || !near(v1, v2, 1e-12) ||
+		!near(a.Terms.R2W2, all.Terms.R2W2, 1e-9) || a.Corr.MinW != all.Corr.MinW || a.Corr.MaxW != all.Corr.MaxW {
+		t.Errorf("merged %+v, whole %+v", a, all)
+	}
+	var empty DRSums
+	empty.Merge(&all)
+	if empty != all {
+		t.Errorf("empty merged with the log: %+v, want %+v", empty, all)
+	}
+}

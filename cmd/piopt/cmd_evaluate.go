@@ -29,7 +29,7 @@ func evaluateCommand() *cli.Command {
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of the bootstrap and of training"},
 		&cli.StringFlag{Name: "reward-range", Value: "0,1", Usage: "`LO,HI` bounding every reward (the intervals assume it; NDCG and ERR: 0,1)"},
 		&cli.Float64Flag{Name: "dm-train", Value: 0.5, Usage: "`FRACTION` of the log (its first part) DM trains on; it is evaluated on the rest"},
-		&cli.StringFlag{Name: "json", Usage: "write the estimates as JSON to `FILE`: one object per estimator keyed by its name (pi, wpi, ips, wips, dm, onpolicy), each with value, n, intervals, weight diagnostics and the setup"},
+		&cli.StringFlag{Name: "json", Usage: "write the estimates as JSON to `FILE`: one object per estimator keyed by its name (pi, wpi, pi-cv, dr, wdr, ips, wips, dm, onpolicy), each with value, n, intervals, weight diagnostics and the setup; dr and wdr also their baseline (kind, folds, fold_samples, fold_trees, model_lo, model_hi)"},
 	}
 	return &cli.Command{
 		Name:  "evaluate",
@@ -55,8 +55,20 @@ interval and a seeded Poisson-bootstrap percentile interval, each at level
 1 − DELTA, and with weight diagnostics: the share of negative PI weights,
 the effective sample size (Σw)²/Σw², max |w| and the conditioning of every Γ.
 onpolicy is the true value on the log's contexts from the dataset's labels
-(semi-synthetic logs). The log is streamed: memory does not grow with it,
-except for the part DM trains on.`,
+(semi-synthetic logs).
+
+pi-cv is PI with the control variate G − 1 (G the PI weight, whose mean is
+exactly 1), its coefficient cross-fitted over --cv-folds folds. dr is
+doubly-robust PI: a slot-additive reward model φ̄ predicts every slate's
+reward and PI corrects what it gets wrong, unbiased whatever φ̄ is and with
+less variance the closer φ̄ is to the truth; wdr self-normalises the
+correction. With --baseline crossfit (the default) φ̄ is PI-OPT's regression
+fitted on the log itself, each of --baseline-folds folds evaluated with the
+model of the others (its size chosen by early stopping on a held-out fifth);
+--baseline model:PATH uses a PI-OPT model trained on other data.
+
+The log is streamed: memory does not grow with it, except for the part DM
+trains on and, for dr and wdr, 12 + 4·L bytes per impression.`,
 		Flags:  append(append(append(flags, opeFlags()...), dataFlags()...), conventionFlags()...),
 		Action: runEvaluate,
 	}
@@ -94,6 +106,9 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	opt.Regressors = opeRegressors(c, c.Int("threads"))
+	if opt.Baseline, err = opeBaseline(c, opt.Estimators, plan, c.Int("threads")); err != nil {
+		return err
+	}
 	res, err := plan.EvaluateLog(c.Context, lr, offpolicy.LogEvaluation{
 		Options: opt, DMShare: c.Float64("dm-train"), NonAdditive: haveMetric && metric.Kind == eval.KindERR,
 		Open: func() (*data.LogReader, error) {

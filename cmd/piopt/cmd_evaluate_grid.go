@@ -17,7 +17,7 @@ import (
 func evaluateGridCommand() *cli.Command {
 	flags := []cli.Flag{
 		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` whose labels give the rewards and the true values"},
-		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: conditions/, grid.json, grid.html, run.json"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: conditions/, grid.json, grid.html, aggregate-N.svg, run.json"},
 		&cli.StringSliceFlag{Name: "metrics", Value: cli.NewStringSlice(evalgrid.DefaultMetrics...), DefaultText: listDefault(evalgrid.DefaultMetrics), Usage: "rewards, comma-separated `LIST` of ndcg, err (the name rank and experiment use for a list; one-metric commands take --metric)"},
 		&cli.StringSliceFlag{Name: "spaces", Value: cli.NewStringSlice("10x5", "100x10"), DefaultText: `"10x5,100x10"`, Usage: "slate spaces, comma-separated `LIST` of MxL: M candidates (--candidates) by L slots (--slots), each with its pa α: 10x5 (α 1, 2), 100x10 (α 0.5, 1)"},
 		&cli.StringSliceFlag{Name: "logging-models", Value: cli.NewStringSlice(evalgrid.DefaultLoggingModels...), DefaultText: listDefault(evalgrid.DefaultLoggingModels), Usage: "rank source SPECs of the pa logging policies (what one --rank-by gives evaluate-sweep), comma-separated `LIST`"},
@@ -33,7 +33,12 @@ func evaluateGridCommand() *cli.Command {
 		&cli.IntFlag{Name: "dm-max-train", Usage: "cap DM's training set: at log size n DM trains on the first min(n/2, `ROWS`) samples (0, the default: no cap, n/2 as the paper)"},
 	}
 	for _, f := range opeFlags() {
-		if n := f.Names()[0]; n != "target" && n != "slate" && n != "estimators" {
+		switch f.Names()[0] {
+		case "target", "slate", "estimators":
+		case "baseline-folds":
+			flags = append(flags, &cli.IntFlag{Name: "baseline-folds", Value: evalgrid.DefaultBaselineFolds,
+				Usage: "dr's cross-fitting folds `K` (evaluate's default is 10; the grid fits K models per run at each of its dr sizes, one per decade and the --aggregate-at sizes)"})
+		default:
 			flags = append(flags, f)
 		}
 	}
@@ -57,7 +62,9 @@ per metric and space, at each --aggregate-at size, every estimator's RMSE
 normalised per combination so that the best (onpolicy left out) is 0.001
 and the worst 1; OUT/grid.html draws every condition and the CDF of the
 normalised RMSE over the combinations (the paper's Fig. 2, middle and bottom
-rows). The same data, flags and seed give the same bytes; times go to
+rows), and OUT/aggregate-N.svg is that chart at size N alone. dr and wdr
+are computed at one size per decade and the --aggregate-at sizes (each
+costs --baseline-folds fits per run). The same data, flags and seed give the same bytes; times go to
 OUT/run.json.
 
    piopt synth --out folds --queries 500
@@ -121,6 +128,9 @@ func gridConfig(c *cli.Context) (evalgrid.Config, error) {
 	if err != nil {
 		return cfg, err
 	}
+	if b := c.String("baseline"); b != policy.Crossfit {
+		return cfg, fmt.Errorf("--baseline %s: evaluate-grid cross-fits dr's reward model on each condition's logs (a model's slots and candidates would not fit every condition)", b)
+	}
 	def := evalgrid.Definition{LoggingModels: c.StringSlice("logging-models"), Targets: c.StringSlice("targets"),
 		CandidatesBy: c.String("candidates-by")}
 	if def.Metrics, err = evalgrid.ParseMetrics(joinFlag(c, "metrics")); err != nil {
@@ -137,7 +147,7 @@ func gridConfig(c *cli.Context) (evalgrid.Config, error) {
 	pv, xv := experiment.Versions()
 	return evalgrid.Config{Grid: def, Samples: c.Int64("samples"), Runs: c.Int("runs"), Seed: c.Uint64("seed"),
 		MinSamples: c.Int64("min-samples"), PointsPerDecade: c.Int("points-per-decade"), AggregateAt: slices.Compact(agg),
-		Estimators: est, DM: policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}, DMMaxTrain: c.Int("dm-max-train"), CVFolds: c.Int("cv-folds"),
+		Estimators: est, DM: policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}, DMMaxTrain: c.Int("dm-max-train"), CVFolds: c.Int("cv-folds"), BaselineFolds: c.Int("baseline-folds"),
 		Threads: c.Int("threads"), Out: c.String("out"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv}, nil
 }
 

@@ -27,7 +27,7 @@ func TestEvaluateGridSynth(t *testing.T) {
 	out := filepath.Join(dir, "grid")
 	args := []string{"evaluate-grid", "--data", filepath.Join(dir, "folds", "S1.txt"), "--out", out,
 		"--metrics", "ndcg", "--spaces", "10x5", "--logging-models", "tree:url-side", "--targets", "lasso:body-side",
-		"--estimators", "pi,wpi,dm,onpolicy", "--samples", "1000", "--runs", "2", "--aggregate-at", "1000", "--threads", "1"}
+		"--estimators", "pi,wpi,dr,dm,onpolicy", "--samples", "1000", "--runs", "2", "--aggregate-at", "1000", "--threads", "1"}
 	run := func() (string, []byte) {
 		app := newApp()
 		var stdout, stderr bytes.Buffer
@@ -56,8 +56,12 @@ func TestEvaluateGridSynth(t *testing.T) {
 		g.Conditions[1].Target != "lasso:body-side@0.01" {
 		t.Fatalf("grid.json: %+v", g)
 	}
-	if len(g.Aggregates) != 1 || len(g.Aggregates[0].Normalized["wpi"]) != 3 {
+	if len(g.Aggregates) != 1 || len(g.Aggregates[0].Normalized["wpi"]) != 3 || len(g.Aggregates[0].Normalized["dr"]) != 3 ||
+		g.Aggregates[0].Normalized["dr"][0] == nil {
 		t.Errorf("aggregates: %+v", g.Aggregates)
+	}
+	if svg := mustRead(t, filepath.Join(out, "aggregate-1000.svg")); !bytes.HasPrefix(svg, []byte("<svg xmlns=")) || !bytes.Contains(svg, []byte(">dr<")) {
+		t.Errorf("aggregate-1000.svg: %.200s", svg)
 	}
 	if strings.Contains(log1, "loaded") {
 		t.Errorf("first run loaded conditions:\n%s", log1)

@@ -158,9 +158,18 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 	cfg := offpolicy.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
 		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add,
 		CVFolds: c.Int("cv-folds")}
-	// DM's fits follow the simulation, on a bar of their own.
+	var err error
+	if cfg.Baseline, err = opeBaseline(c, est, plan, fitThreads); err != nil {
+		bar.Done()
+		return nil, err
+	}
+	// DM's and dr's fits follow the simulation, on a bar of their own.
 	var dmDone func()
-	cfg.DMProgress, dmDone = progress.Later(os.Stderr, "evaluate-sweep: DM fits", cfg.DMPoints(), "points")
+	label := "evaluate-sweep: DM fits"
+	if est.DR || est.WDR {
+		label = "evaluate-sweep: DM and dr fits"
+	}
+	cfg.DMProgress, dmDone = progress.Later(os.Stderr, label, cfg.DMPoints(), "points")
 	res, err := plan.Sweep(c.Context, cfg)
 	bar.Done()
 	dmDone()

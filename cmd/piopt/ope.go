@@ -22,8 +22,10 @@ func opeFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "target", Required: true, Usage: "target policy `SPEC`: its top L candidates (feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1])"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of a PI-OPT model target's slates: greedy or exact"},
-		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, pi-cv (PI with a control variate), ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
+		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, pi-cv (PI with a control variate), dr, wdr (doubly-robust PI and its self-normalised form), ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
 		&cli.IntFlag{Name: "cv-folds", Value: offpolicy.DefaultCVFolds, Usage: "pi-cv's cross-fitting folds `K`: sample i's coefficient is estimated on the folds other than i mod K (1: in-sample, slightly biased)"},
+		&cli.StringFlag{Name: "baseline", Value: policy.Crossfit, Usage: "dr's and wdr's reward model `SPEC`: crossfit (PI-OPT's regression fitted on the log itself, each fold evaluated with the model of the others) or model:PATH (a PI-OPT model trained on other data)"},
+		&cli.IntFlag{Name: "baseline-folds", Value: offpolicy.DefaultBaselineFolds, Usage: "cross-fitting folds `K` of --baseline crossfit: sample i is evaluated with the model fitted on the samples of the other folds (i mod K)"},
 		&cli.IntFlag{Name: "dm-depth", Value: policy.DefaultTreeDepth, Usage: "`DEPTH` of DM's regression tree"},
 		&cli.Float64Flag{Name: "dm-l1", Value: policy.DefaultLassoL1, Usage: "L1 weight `W` of DM's lasso"},
 		&cli.StringFlag{Name: "policy-data", Usage: "labelled `FILE` the tree:/lasso: rankers are fitted on (default: --data)"},
@@ -38,6 +40,10 @@ func checkOPEFlags(c *cli.Context) error {
 	switch l1 := c.Float64("dm-l1"); {
 	case c.Int("cv-folds") < 1:
 		return fmt.Errorf("--cv-folds %d: must be ≥ 1", c.Int("cv-folds"))
+	case c.Int("baseline-folds") < 2:
+		return fmt.Errorf("--baseline-folds %d: cross-fitting needs at least 2 folds", c.Int("baseline-folds"))
+	case c.String("baseline") != policy.Crossfit && !strings.HasPrefix(c.String("baseline"), "model:"):
+		return fmt.Errorf("--baseline %q: want %s or model:PATH", c.String("baseline"), policy.Crossfit)
 	case c.Int("dm-depth") < 1:
 		return fmt.Errorf("--dm-depth %d: must be ≥ 1", c.Int("dm-depth"))
 	case !(l1 >= 0) || math.IsInf(l1, 0):
@@ -47,7 +53,8 @@ func checkOPEFlags(c *cli.Context) error {
 }
 
 // opeEstimators reads --estimators. A build without cgo leaves out the DM
-// estimators (they train on XGBoost) and says so, so the others still run.
+// estimators and dr's cross-fitted baseline (they train on XGBoost) and
+// says so, so the others still run.
 func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
 	est, err := offpolicy.ParseEstimators(c.String("estimators"))
 	if err != nil {
@@ -56,6 +63,10 @@ func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
 	if !trainer.Available && len(est.DM) > 0 {
 		fmt.Fprintf(os.Stderr, "piopt: warning: DM left out: %v\n", trainer.ErrNoCgo)
 		est.DM = nil
+	}
+	if !trainer.Available && (est.DR || est.WDR) && c.String("baseline") == policy.Crossfit {
+		fmt.Fprintf(os.Stderr, "piopt: warning: dr and wdr left out (their cross-fitted baseline trains with XGBoost; --baseline model:PATH works): %v\n", trainer.ErrNoCgo)
+		est.DR, est.WDR = false, false
 	}
 	return est, nil
 }
@@ -90,6 +101,18 @@ func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, gamma
 func opeRegressors(c *cli.Context, threads int) map[string]offpolicy.Regressor {
 	return policy.DMRegressors(policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1"),
 		Threads: threads, Seed: c.Uint64("seed")})
+}
+
+// opeBaseline reads --baseline and --baseline-folds for dr and wdr (the
+// zero Baseline when neither is estimated): the cross-fitted regression's
+// XGBoost gets threads threads (0: the idle cores).
+func opeBaseline(c *cli.Context, est offpolicy.Estimators, plan *offpolicy.Plan, threads int) (offpolicy.Baseline, error) {
+	if !est.DR && !est.WDR {
+		return offpolicy.Baseline{}, nil
+	}
+	opt := policy.DefaultBaselineOptions()
+	opt.Threads, opt.Seed = threads, c.Uint64("seed")
+	return policy.ResolveBaseline(c.Context, c.String("baseline"), c.Int("baseline-folds"), plan.Candidates, plan.Slots, opt)
 }
 
 // opePolicyOptions reads --policy-data.

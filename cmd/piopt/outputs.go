@@ -17,7 +17,7 @@ import (
 var (
 	inputFlags = []string{"data", "logs", "model", "sup-model", "targets", "valid-data",
 		"valid-targets", "query-file", "policy-data", "policy", "folds", "target", "rank-by",
-		"candidates-by", "models"}
+		"candidates-by", "models", "baseline"}
 	outputFlags = []string{"out", "json", "html", "per-query", "policy-out"}
 )
 

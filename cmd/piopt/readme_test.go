@@ -514,3 +514,29 @@ func runReadmeExample(t *testing.T, root string, env []string, src string) {
 	}
 	t.Logf("library example:\n%s", out)
 }
+
+// TestReadmeLinks: every link or image of README.md to a file of the
+// repository (not a URL, not an anchor) names a file that exists, e.g. the
+// grid's aggregate charts.
+func TestReadmeLinks(t *testing.T) {
+	b, err := os.ReadFile(readmePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	links := regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatchIndex(string(b), -1)
+	n := 0
+	for _, m := range links {
+		target := string(b[m[2]:m[3]])
+		if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+			continue
+		}
+		target, _, _ = strings.Cut(target, "#")
+		n++
+		if _, err := os.Stat(filepath.Join(filepath.Dir(readmePath), target)); err != nil {
+			t.Errorf("README.md:%d: link to %s: %v", 1+strings.Count(string(b[:m[0]]), "\n"), target, err)
+		}
+	}
+	if n == 0 {
+		t.Error("README.md links to no file of the repository: the chart of the grid is gone, or the parser is broken")
+	}
+}

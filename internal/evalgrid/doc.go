@@ -18,8 +18,9 @@
 // an interrupted grid loses at most the running condition, and a rerun with
 // the same settings loads what is finished.
 //
-// Report is grid.json and grid.html: every condition's RMSE curves, the
-// skipped-query counts, the normalised RMSEs and their CDF charts, with
+// Report is grid.json, grid.html and aggregate-N.svg: every condition's
+// RMSE curves, the skipped-query counts, the normalised RMSEs and their
+// CDF charts, with
 // the sweep's provenance. What varies between runs (times, the machine,
 // which conditions were loaded) goes to run.json beside them.
 package evalgrid

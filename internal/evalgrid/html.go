@@ -37,14 +37,8 @@ func (r *Report) HTML() []byte {
 		"so that the combination's best estimator (onpolicy left out) is at 0.001 and its worst at 1 (the paper's Fig. 2, middle and bottom rows). " +
 		"A curve is the fraction of the combinations in which the estimator's normalised RMSE is at most x: closer to the top left is better.")
 	for _, n := range r.AggregateAt {
-		var panels []string
-		for _, a := range r.Aggregates {
-			if a.Samples == n {
-				panels = append(panels, cdfChart(a))
-			}
-		}
 		p.Heading(3, "n = "+report.Number(float64(n)))
-		p.Figure(tile(panels), fmt.Sprintf("CDF over the logging/target combinations of the normalised RMSE at n = %s logged samples; log x axis.", report.Number(float64(n))))
+		p.Figure(string(r.AggregateSVG(n)), fmt.Sprintf("CDF over the logging/target combinations of the normalised RMSE at n = %s logged samples; log x axis.", report.Number(float64(n))))
 		for _, a := range r.Aggregates {
 			if a.Samples == n {
 				p.Heading(4, fmt.Sprintf("%s, (m, ℓ) = %s, n = %s: normalised RMSE", a.Metric, a.Space, report.Number(float64(n))))
@@ -55,6 +49,19 @@ func (r *Report) HTML() []byte {
 	r.conditionFigures(p)
 	r.Provenance.AddTo(p)
 	return p.HTML()
+}
+
+// AggregateSVG is the aggregate chart at log size n, one CDF panel per
+// metric and slate space, as a standalone SVG image (grid.html's figure,
+// and OUT/aggregate-N.svg).
+func (r *Report) AggregateSVG(n int64) []byte {
+	var panels []string
+	for _, a := range r.Aggregates {
+		if a.Samples == n {
+			panels = append(panels, cdfChart(a))
+		}
+	}
+	return []byte(tile(panels))
 }
 
 // aggregateRows is one row per condition: its logging/target combination

@@ -145,7 +145,8 @@ func (r *Report) WriteSummary(w io.Writer) {
 	}
 }
 
-// WriteFiles writes grid.json, grid.html and run.json into dir.
+// WriteFiles writes grid.json, grid.html, aggregate-N.svg for every
+// aggregate size N and run.json into dir.
 func (r *Report) WriteFiles(dir string) error {
 	b, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
@@ -156,6 +157,11 @@ func (r *Report) WriteFiles(dir string) error {
 	}
 	if err := atomicfile.WriteFile(filepath.Join(dir, "grid.html"), r.HTML()); err != nil {
 		return err
+	}
+	for _, n := range r.AggregateAt {
+		if err := atomicfile.WriteFile(filepath.Join(dir, fmt.Sprintf("aggregate-%d.svg", n)), r.AggregateSVG(n)); err != nil {
+			return err
+		}
 	}
 	if r.Run == nil {
 		return nil

@@ -38,6 +38,10 @@ type Config struct {
 	DM          policy.DMOptions // depth and L1 of DM (threads and seed set per sweep)
 	DMMaxTrain  int
 	CVFolds     int // pi-cv's folds (0: offpolicy.DefaultCVFolds)
+	// BaselineFolds are dr's cross-fitting folds (0:
+	// DefaultBaselineFolds); its reward model is
+	// policy.DefaultBaselineOptions' regression.
+	BaselineFolds int
 	// Policy trains the rank sources (its Train: --policy-data; nil: Data).
 	Policy  policy.Options
 	Threads int
@@ -68,6 +72,34 @@ func (c Config) SweepGrid() ([]int64, error) {
 	}
 	slices.Sort(g)
 	return g, nil
+}
+
+// DefaultBaselineFolds is evaluate-grid's number of dr's cross-fitting
+// folds: 2, not evaluate's 10, since the grid fits K models per run and
+// dr size of each of its 40 conditions (about 2 s per fit on a (100, 10)
+// condition of a WEB30K-shaped partition).
+const DefaultBaselineFolds = 2
+
+func (c Config) baselineFolds() int {
+	if c.BaselineFolds > 0 {
+		return c.BaselineFolds
+	}
+	return DefaultBaselineFolds
+}
+
+// DRPoints returns the log sizes of the grid where dr and wdr are
+// computed: one per decade of LogGrid(MinSamples, Samples, 1) and the
+// AggregateAt sizes. Each point costs BaselineFolds fits per run, and the
+// others are interpolation the chart does not need.
+func (c Config) DRPoints() []int64 {
+	g := offpolicy.LogGrid(c.MinSamples, c.Samples, 1)
+	for _, n := range c.AggregateAt {
+		if !slices.Contains(g, n) {
+			g = append(g, n)
+		}
+	}
+	slices.Sort(g)
+	return g
 }
 
 // Check reports settings that would fail only after data is loaded.
@@ -202,9 +234,12 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*offpolicy.SweepReport
 	threads := parallel.Workers(cfg.Threads)
 	dm := cfg.DM
 	dm.Threads, dm.Seed = max(1, threads/min(threads, cfg.Runs)), cfg.Seed
+	phi := policy.DefaultBaselineOptions()
+	phi.Threads, phi.Seed = dm.Threads, cfg.Seed
 	res, err := plan.Sweep(ctx, offpolicy.SweepConfig{Samples: cfg.Samples, Runs: cfg.Runs, Seed: cfg.Seed, Grid: r.grid,
 		Estimators: cfg.Estimators, Regressors: policy.DMRegressors(dm), DMMaxTrain: cfg.DMMaxTrain, Threads: threads, Progress: cfg.Progress,
-		CVFolds: cfg.CVFolds})
+		CVFolds: cfg.CVFolds, Baseline: offpolicy.Baseline{Name: policy.Crossfit, Fitter: policy.NewPhiFitter(phi), Folds: cfg.baselineFolds()},
+		DRPoints: cfg.DRPoints()})
 	if err != nil {
 		return nil, 0, err
 	}

@@ -80,6 +80,10 @@ func (r *runner) settings(c Condition) (string, error) {
 	if cfg.Estimators.PICV {
 		add(cfg.CVFolds)
 	}
+	if cfg.Estimators.DR || cfg.Estimators.WDR {
+		b := policy.DefaultBaselineOptions()
+		add(cfg.baselineFolds(), b.Trees, b.EarlyStopping, policy.DefaultPhiLeaves, policy.DefaultPhiLearningRate, cfg.DRPoints())
+	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }
 

@@ -23,6 +23,12 @@
 //	          E_μ[G] = 1): (1/n) Σ_i [G_i r_i − β_k(i)(G_i − 1)], β_k the
 //	          Cov(Gr, G)/Var(G) of the folds other than sample i's
 //	          (i mod K, CVEvaluator): exactly unbiased where PI is
+//	dr        doubly-robust PI with a slot-additive reward model φ̄_x:
+//	          (1/n) Σ_i [q_πᵀφ̄_{x_i} + G_i (r_i − 1_{s_i}ᵀφ̄_{x_i})],
+//	          unbiased where PI is, whatever φ̄ (DREvaluator); φ̄ fixed
+//	          (Baseline.Model) or fitted on the log's other folds for
+//	          each fold (Baseline.Fitter, cross-fitting)
+//	wdr       dr with its correction term self-normalised by Σ_i G_i
 //	ips       (1/n) Σ_i r_i π(s_i|x_i)/μ(s_i|x_i)
 //	wips      self-normalised IPS
 //	dm        the direct method: a regression of the reward on the slate's
@@ -33,7 +39,7 @@
 //	onpolicy  the target's true value on the logged contexts
 //
 // An Evaluator folds a log in one pass (memory does not grow with it, but
-// for DM's training part) into every estimate with Bernstein, empirical
+// for DM's training part and, for dr and wdr, the samples themselves) into every estimate with Bernstein, empirical
 // Bernstein and bootstrap intervals. Sweep runs the paper's protocol: R
 // independent simulated logs, every estimator on the prefixes of each log
 // on a log-spaced grid, and the RMSE, bias and spread against V(π).

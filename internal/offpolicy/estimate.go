@@ -32,7 +32,10 @@ type Estimators struct {
 	PI, WPI, IPS, WIPS, OnPolicy bool
 	// PICV is PI with the control variate G − 1 (see CVEvaluator).
 	PICV bool
-	DM   []DMVariant
+	// DR and WDR are doubly-robust PI and its self-normalised version
+	// (see DREvaluator), with the reward model of EvalOptions.Baseline.
+	DR, WDR bool
+	DM      []DMVariant
 }
 
 // Names returns the estimators' JSON keys in canonical order.
@@ -41,7 +44,7 @@ func (e Estimators) Names() []string {
 	for _, x := range []struct {
 		on   bool
 		name string
-	}{{e.PI, PI}, {e.WPI, WPI}, {e.PICV, PICV}, {e.IPS, IPS}, {e.WIPS, WIPS}} {
+	}{{e.PI, PI}, {e.WPI, WPI}, {e.PICV, PICV}, {e.DR, DR}, {e.WDR, WDR}, {e.IPS, IPS}, {e.WIPS, WIPS}} {
 		if x.on {
 			out = append(out, x.name)
 		}
@@ -56,15 +59,15 @@ func (e Estimators) Names() []string {
 }
 
 // ParseEstimators reads a comma-separated list of estimator names:
-// pi, wpi, pi-cv, ips, wips, onpolicy, and the direct method as dm (a regression
+// pi, wpi, pi-cv, dr, wdr, ips, wips, onpolicy, and the direct method as dm (a regression
 // tree, alias of dm-tree), dm-tree, dm-linear (lasso), each with an optional
 // -clip suffix (predictions clipped to the range of the training rewards),
-// e.g. dm-clip, dm-linear-clip. "all" means pi,wpi,pi-cv,ips,wips,dm,
-// dm-clip,dm-linear,dm-linear-clip,onpolicy.
+// e.g. dm-clip, dm-linear-clip. "all" means pi,wpi,pi-cv,dr,wdr,ips,wips,
+// dm,dm-clip,dm-linear,dm-linear-clip,onpolicy.
 func ParseEstimators(list string) (Estimators, error) {
 	var e Estimators
 	if strings.TrimSpace(list) == "all" {
-		list = "pi,wpi,pi-cv,ips,wips,dm,dm-clip,dm-linear,dm-linear-clip,onpolicy"
+		list = "pi,wpi,pi-cv,dr,wdr,ips,wips,dm,dm-clip,dm-linear,dm-linear-clip,onpolicy"
 	}
 	seen := map[string]bool{}
 	for _, name := range strings.Split(list, ",") {
@@ -87,12 +90,16 @@ func ParseEstimators(list string) (Estimators, error) {
 			e.WIPS = true
 		case PICV:
 			e.PICV = true
+		case DR:
+			e.DR = true
+		case WDR:
+			e.WDR = true
 		case OnPolicy:
 			e.OnPolicy = true
 		default:
 			v, ok := parseDM(name)
 			if !ok {
-				return e, fmt.Errorf("unknown estimator %q (want pi, wpi, pi-cv, ips, wips, dm, dm-clip, dm-tree[-clip], dm-linear[-clip], onpolicy)", name)
+				return e, fmt.Errorf("unknown estimator %q (want pi, wpi, pi-cv, dr, wdr, ips, wips, dm, dm-clip, dm-tree[-clip], dm-linear[-clip], onpolicy)", name)
 			}
 			for _, w := range e.DM {
 				if w.Model == v.Model && w.Clip == v.Clip {
@@ -160,7 +167,9 @@ type Estimate struct {
 	Clip      *eval.Interval `json:"clip,omitempty"`
 	// pi-cv only: the control variate's coefficients.
 	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
-	Warnings       []string       `json:"warnings,omitempty"`
+	// dr and wdr only: their reward model.
+	Baseline *BaselineInfo `json:"baseline,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
 }
 
 // outsideRange reports whether the estimate's value lies outside the reward

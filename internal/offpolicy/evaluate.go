@@ -24,6 +24,9 @@ type EvalOptions struct {
 	Regressors map[string]Regressor
 	// CVFolds is pi-cv's number of cross-fitting folds (0: DefaultCVFolds).
 	CVFolds int
+	// Baseline is dr's and wdr's reward model. They keep every sample
+	// (query, slate, reward: 12 + 4·Slots bytes each) to cross-fit on.
+	Baseline Baseline
 }
 
 // Evaluator folds a log, one sample at a time, into every estimator's
@@ -44,6 +47,7 @@ type Evaluator struct {
 	dm                       *dmSamples
 	dmEval                   []int64
 	cv                       *CVEvaluator
+	dr                       *drSamples
 }
 
 // NewEvaluator returns an evaluator of the plan's target.
@@ -66,6 +70,12 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 			return nil, err
 		}
 	}
+	if opt.Estimators.DR || opt.Estimators.WDR {
+		if opt.Baseline.Model == nil && opt.Baseline.Fitter == nil {
+			return nil, fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (EvalOptions.Baseline)")
+		}
+		e.dr = &drSamples{slots: p.Slots}
+	}
 	if len(opt.Estimators.DM) > 0 {
 		e.dm = &dmSamples{slots: p.Slots}
 		e.dmEval = make([]int64, p.Candidates.NumQueries())
@@ -83,6 +93,9 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 	e.pi.Add(r, w)
 	if e.cv != nil {
 		e.cv.add(r, w, qp.sigma2)
+	}
+	if e.dr != nil {
+		e.dr.add(q, s, r)
 	}
 	ratio := p.Ratio(q, s)
 	if math.IsNaN(ratio) {
@@ -157,6 +170,11 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 		cv, diag := e.cv.Estimate(iv)
 		cv.ControlVariate = &diag
 		res.Estimates[PICV] = cv
+	}
+	if e.dr != nil {
+		if err := e.drEstimates(ctx, res); err != nil {
+			return nil, err
+		}
 	}
 	if est.IPS || est.WIPS {
 		ipsBound := eval.BoundSpec{Delta: iv.Delta, Sigma2: e.ipsSigma2 / n, WeightLo: 0, WeightHi: p.IPSMax,
@@ -250,4 +268,28 @@ func CountLog(ctx context.Context, lr *data.LogReader) (int64, error) {
 		}
 		n++
 	}
+}
+
+// drEstimates adds dr and wdr (as asked) to res.
+func (e *Evaluator) drEstimates(ctx context.Context, res *Result) error {
+	est := e.opt.Estimators
+	d, info, reason, err := e.plan.crossFitDR(ctx, e.opt.Baseline, e.dr, e.dr.len())
+	if err != nil {
+		return err
+	}
+	var dr, wdr *Estimate
+	if d == nil {
+		dr = &Estimate{Value: Float(math.NaN()), N: int64(e.dr.len()), Warnings: []string{reason}}
+		wdr = &Estimate{Value: Float(math.NaN()), N: int64(e.dr.len()), Warnings: []string{reason}}
+	} else {
+		dr, wdr = d.Estimates(e.opt.Intervals)
+		dr.Baseline, wdr.Baseline = info, info
+	}
+	if est.DR {
+		res.Estimates[DR] = dr
+	}
+	if est.WDR {
+		res.Estimates[WDR] = wdr
+	}
+	return nil
 }

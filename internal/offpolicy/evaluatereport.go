@@ -3,6 +3,7 @@ package offpolicy
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/piopt/piopt/eval"
@@ -121,6 +122,7 @@ func writeDiagnostics(w io.Writer, res *Result) {
 				float64(e.Weights.Sigma2), float64(e.Weights.Sigma2Uniform), float64(e.Weights.Rho), float64(e.Weights.RangeLo), float64(e.Weights.RangeHi), float64(e.Weights.Mean))
 		}
 	}
+	writeBaseline(w, res)
 	if len(res.Gamma) > 0 {
 		worst := res.Gamma[0]
 		for _, g := range res.Gamma {
@@ -145,4 +147,25 @@ func writeDiagnostics(w io.Writer, res *Result) {
 			fmt.Fprintln(w)
 		}
 	}
+}
+
+// writeBaseline says which reward model dr and wdr used.
+func writeBaseline(w io.Writer, res *Result) {
+	var b *BaselineInfo
+	for _, name := range []string{DR, WDR} {
+		if e := res.Estimates[name]; e != nil && e.Baseline != nil {
+			b = e.Baseline
+		}
+	}
+	if b == nil {
+		return
+	}
+	what := b.Kind
+	if b.Folds > 0 {
+		what = fmt.Sprintf("PI-OPT regression cross-fitted over %d folds", b.Folds)
+		if len(b.FoldTrees) > 0 {
+			what += fmt.Sprintf(" (%d..%d trees)", slices.Min(b.FoldTrees), slices.Max(b.FoldTrees))
+		}
+	}
+	fmt.Fprintf(w, "dr baseline φ̄: %s; slate values in [%.4g, %.4g]\n", what, float64(b.ModelLo), float64(b.ModelHi))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"time"
 
@@ -69,6 +70,21 @@ type SweepConfig struct {
 	DMProgress func(n int64)
 	// CVFolds is pi-cv's number of cross-fitting folds (0: DefaultCVFolds).
 	CVFolds int
+	// Baseline is dr's and wdr's reward model, cross-fitted at every grid
+	// point n on the first n samples (a run keeps its samples for that).
+	Baseline Baseline
+	// DRPoints, when not nil, are the only grid points where dr and wdr
+	// are computed (each costs Baseline.Folds fits); elsewhere they are
+	// NaN.
+	DRPoints []int64
+}
+
+// drAt reports whether dr and wdr are computed at grid point n.
+func (cfg SweepConfig) drAt(n int64) bool {
+	if cfg.DRPoints == nil {
+		return true
+	}
+	return slices.Contains(cfg.DRPoints, n)
 }
 
 func (cfg SweepConfig) cvFolds() int {
@@ -78,25 +94,34 @@ func (cfg SweepConfig) cvFolds() int {
 	return DefaultCVFolds
 }
 
-// DMPoints is the number of DM fits of the sweep (grid points × runs, but
-// those too small to train on): what DMProgress counts to.
+// DMPoints is the number of model-fitting steps of the sweep, what
+// DMProgress counts to: per run, the grid points DM can train on (n/2 ≥ 2
+// samples) and those where dr or wdr cross-fits their reward model.
 func (cfg SweepConfig) DMPoints() int64 {
-	if len(cfg.Estimators.DM) == 0 {
-		return 0
-	}
 	grid := cfg.Grid
 	if grid == nil {
 		grid = LogGrid(100, cfg.Samples, 4)
 	}
-	keep := dmKeep(grid, cfg.DMMaxTrain)
 	var n int64
-	for _, g := range grid {
-		if min(g/2, keep) >= 2 {
-			n++
+	if len(cfg.Estimators.DM) > 0 {
+		keep := dmKeep(grid, cfg.DMMaxTrain)
+		for _, g := range grid {
+			if min(g/2, keep) >= 2 {
+				n++
+			}
+		}
+	}
+	if cfg.dr() {
+		for _, g := range grid {
+			if cfg.drAt(g) && (cfg.Baseline.Model != nil || g >= int64(2*cfg.Baseline.folds())) {
+				n++
+			}
 		}
 	}
 	return n * int64(cfg.Runs)
 }
+
+func (cfg SweepConfig) dr() bool { return cfg.Estimators.DR || cfg.Estimators.WDR }
 
 // dmKeep is the number of samples of a run kept for DM's training: half
 // the largest grid point, capped by dmMaxTrain when positive.
@@ -129,6 +154,7 @@ type runState struct {
 	values  map[string][]float64
 	dm      dmSamples
 	ckCount [][]int64 // per-query counts at the DM checkpoints
+	dr      drSamples
 }
 
 // Sweep runs the protocol.
@@ -185,7 +211,10 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			res.Values[name][k] = v
 		}
 	}
-	if len(est.DM) > 0 {
+	if len(est.DM) > 0 || cfg.dr() {
+		if cfg.dr() && cfg.Baseline.Model == nil && cfg.Baseline.Fitter == nil {
+			return nil, fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (SweepConfig.Baseline)")
+		}
 		// DM fits run one per run at a time, in parallel over runs: each
 		// fit is independent of the others and of the thread count.
 		// Their values start as NaN (simulateRun) and are filled in
@@ -195,6 +224,9 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			cfg.DMProgress(0)
 		}
 		if err := eachRun(len(states), cfg.Threads, func(k int) error {
+			if err := p.sweepDR(ctx, cfg, grid, states[k], res, k); err != nil {
+				return err
+			}
 			return p.sweepDM(ctx, cfg, grid, ck, keep, states[k], res, k)
 		}); err != nil {
 			return nil, err
@@ -211,6 +243,9 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 // point: trained on the first min(n/2, dmKeep) samples, evaluated on the
 // contexts of samples n/2 .. n−1.
 func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, st *runState, res *SweepResult, k int) error {
+	if len(cfg.Estimators.DM) == 0 {
+		return nil
+	}
 	for g, n := range grid {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -237,6 +272,40 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 		}
 	}
 	st.dm = dmSamples{} // free the training part
+	return nil
+}
+
+// sweepDR computes dr and wdr of run k at every grid point n on the first
+// n samples, cross-fitting their reward model there.
+func (p *Plan) sweepDR(ctx context.Context, cfg SweepConfig, grid []int64, st *runState, res *SweepResult, k int) error {
+	if !cfg.dr() {
+		return nil
+	}
+	for g, n := range grid {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if !cfg.drAt(n) {
+			continue
+		}
+		d, _, reason, err := p.crossFitDR(ctx, cfg.Baseline, &st.dr, int(n))
+		if err != nil {
+			return err
+		}
+		if reason != "" {
+			continue // too few samples: NaN
+		}
+		if v := res.Values[DR]; v != nil {
+			v[k][g] = d.sums.Value()
+		}
+		if v := res.Values[WDR]; v != nil {
+			v[k][g], _ = d.sums.SelfNormalized()
+		}
+		if cfg.DMProgress != nil {
+			cfg.DMProgress(1)
+		}
+	}
+	st.dr = drSamples{}
 	return nil
 }
 
@@ -282,7 +351,8 @@ func errorsOf(values [][]float64, v float64, points int) (rmse, bias, std []floa
 // sample serves every grid point.
 func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, seed uint64) (*runState, error) {
 	est := cfg.Estimators
-	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}}
+	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}, dr: drSamples{slots: p.Slots}}
+	keepDR := cfg.dr()
 	for _, name := range est.Names() {
 		st.values[name] = nanSlice(len(grid))
 	}
@@ -340,6 +410,9 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 		}
 		if i < dmKeep {
 			st.dm.add(q, s, r)
+		}
+		if keepDR {
+			st.dr.add(q, s, r)
 		}
 		i++
 		if i%batch == 0 && cfg.Progress != nil {

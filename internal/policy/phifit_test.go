@@ -230,7 +230,7 @@ func TestPhiFitDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		tables = append(tables, model.(offpolicy.PhiTable))
+		tables = append(tables, model.(FittedPhi).PhiTable)
 	}
 	distinct := map[float64]bool{}
 	for x := range tables[0] {
@@ -272,5 +272,36 @@ func TestPhiFitErrors(t *testing.T) {
 	if _, err := NewPhiFitter(PhiFitOptions{Leaves: 1}).FitPhi(ctx, p, q, s, r); err == nil ||
 		!strings.Contains(err.Error(), "policy: φ̄ regression on ") || !strings.Contains(err.Error(), "--leaves 1") {
 		t.Errorf("one leaf: %v", err)
+	}
+}
+
+// TestPhiFitEarlyStopping: dr's default size rule (DefaultBaselineOptions)
+// keeps few trees on a small log and more on a large one, and on the small
+// log fits the true φ better than the whole ensemble it stops (which
+// overfits the noisy targets of 2 000 samples).
+func TestPhiFitEarlyStopping(t *testing.T) {
+	needXGBoost(t)
+	ds := mslrLike(200, 12, 7)
+	p := phiPlan(t, ds, 10, 5, "pa:1")
+	phi := dcgPhi(p)
+	fit := func(opt PhiFitOptions, n int64) (FittedPhi, float64) {
+		q, s, r := phiLog(t, p, phi, n, func(int) bool { return true })
+		opt.Threads = 1
+		m, err := NewPhiFitter(opt).FitPhi(context.Background(), p, q, s, r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rmse, _ := slateRMSE(p, m, phi, func(int) bool { return true })
+		return m.(FittedPhi), rmse
+	}
+	small, smallRMSE := fit(DefaultBaselineOptions(), 2000)
+	large, _ := fit(DefaultBaselineOptions(), 200000)
+	full, fullRMSE := fit(PhiFitOptions{Trees: DefaultBaselineTrees}, 2000)
+	t.Logf("2 000 samples: %d trees, RMSE %.4f (all %d trees: %.4f); 200 000 samples: %d trees", small.Trees, smallRMSE, full.Trees, fullRMSE, large.Trees)
+	if !(small.Trees >= 1 && small.Trees < large.Trees && large.Trees <= DefaultBaselineTrees && full.Trees == DefaultBaselineTrees) {
+		t.Errorf("trees: %d on 2 000 samples, %d on 200 000, %d without early stopping", small.Trees, large.Trees, full.Trees)
+	}
+	if !(smallRMSE < fullRMSE) {
+		t.Errorf("2 000 samples: early-stopped RMSE %.4f, not below the full ensemble's %.4f", smallRMSE, fullRMSE)
 	}
 }

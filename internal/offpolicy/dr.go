@@ -74,13 +74,7 @@ func (p *Plan) NewDR(ctx context.Context, model RewardModel) (*DREvaluator, erro
 		if len(phi) != qp.l*qp.m {
 			return fmt.Errorf("offpolicy: reward model of query %q has %d values, want ℓ·m = %d·%d", p.Candidates.Name(q), len(phi), qp.l, qp.m)
 		}
-		if qp.star != nil {
-			d.base[q] = impute.SlateSum(phi, qp.m, qp.star)
-		} else {
-			for i, x := range p.Target.Marginals(q) {
-				d.base[q] += x * phi[i]
-			}
-		}
+		d.base[q] = p.modelValue(q, phi)
 		lo[q], hi[q] = slateSumRange(qp, phi, &sc.solver, &sc.buf)
 		return nil
 	})
@@ -92,6 +86,19 @@ func (p *Plan) NewDR(ctx context.Context, model RewardModel) (*DREvaluator, erro
 		d.ModelLo, d.ModelHi = min(d.ModelLo, lo[q]), max(d.ModelHi, hi[q])
 	}
 	return d, nil
+}
+
+// modelValue is the reward model's value of query q's target, q_πᵀφ̄_x.
+func (p *Plan) modelValue(q int, phi []float64) float64 {
+	qp := &p.queries[q]
+	if qp.star != nil {
+		return impute.SlateSum(phi, qp.m, qp.star)
+	}
+	v := 0.0
+	for i, x := range p.Target.Marginals(q) {
+		v += x * phi[i]
+	}
+	return v
 }
 
 // slateSumRange returns min and max of vᵀ1_s over the slates query qp's μ

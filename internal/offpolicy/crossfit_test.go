@@ -3,6 +3,7 @@ package offpolicy
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,7 +70,7 @@ func TestCrossFitDR(t *testing.T) {
 					fitted = append(fitted, float32(x.r))
 				}
 			}
-			if !equalFloat32(f.samples[fold], fitted) {
+			if !slices.Equal(f.samples[fold], fitted) {
 				t.Fatalf("K = %d fold %d: fitted on %d samples, want the %d of the other folds", k, fold, len(f.samples[fold]), len(fitted))
 			}
 			mean := 0.0
@@ -98,18 +99,6 @@ func TestCrossFitDR(t *testing.T) {
 			t.Errorf("K = %d: dr %+v, wdr %+v", k, dr, wdr)
 		}
 	}
-}
-
-func equalFloat32(a, b []float32) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestCrossFitZeroModelIsPI: a fitter that always returns φ̄ ≡ 0 makes the

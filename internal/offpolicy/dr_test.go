@@ -49,19 +49,6 @@ func termMoments(d *DREvaluator, q int, phi []float64) (mean, second float64) {
 	return mean, second
 }
 
-// targetValue returns V_x(π) = q_πᵀφ_x under the additive reward φ.
-func targetValue(p *Plan, q int, phi []float64) float64 {
-	qp := &p.queries[q]
-	if qp.star != nil {
-		return impute.SlateSum(phi, qp.m, qp.star)
-	}
-	v := 0.0
-	for i, x := range p.Target.Marginals(q) {
-		v += x * phi[i]
-	}
-	return v
-}
-
 // TestDRUnbiasedByEnumeration checks E_μ[b + G(r − c)] = V(π) exactly, by
 // summing over every slate μ can log, under an additive reward, for a fixed
 // random reward model unrelated to the reward, for uniform and p_α logging,
@@ -86,7 +73,7 @@ func TestDRUnbiasedByEnumeration(t *testing.T) {
 					d := newDR(t, p, randomModel(s.Candidates, slots, uint64(slots)+100))
 					for q := range ds.NumQueries() {
 						got, _ := termMoments(d, q, phi[q])
-						if want := targetValue(p, q, phi[q]); !near(got, want, 1e-10) {
+						if want := p.modelValue(q, phi[q]); !near(got, want, 1e-10) {
 							t.Fatalf("query %d: E[dr term] %.12g, V %.12g", q, got, want)
 						}
 					}
@@ -145,7 +132,7 @@ func TestDRVarianceShrinks(t *testing.T) {
 					mixPI[0], mixPI[1] = mixPI[0]+pm/nq, mixPI[1]+pm2/nq
 				case 1:
 					mixDR[0], mixDR[1] = mixDR[0]+m/nq, mixDR[1]+m2/nq
-					v := targetValue(p, q, phi[q])
+					v := p.modelValue(q, phi[q])
 					vx[0], vx[1] = vx[0]+v/nq, vx[1]+v*v/nq
 				}
 			}

@@ -23,7 +23,7 @@ func evaluateGridCommand() *cli.Command {
 		&cli.StringSliceFlag{Name: "logging-models", Value: cli.NewStringSlice(evalgrid.DefaultLoggingModels...), DefaultText: listDefault(evalgrid.DefaultLoggingModels), Usage: "rank source SPECs of the pa logging policies (what one --rank-by gives evaluate-sweep), comma-separated `LIST`"},
 		&cli.StringSliceFlag{Name: "targets", Value: cli.NewStringSlice(evalgrid.DefaultTargets...), DefaultText: listDefault(evalgrid.DefaultTargets), Usage: "target policy SPECs (what one --target gives evaluate-sweep), comma-separated `LIST`: each one's top L candidates"},
 		&cli.StringFlag{Name: "candidates-by", Value: evalgrid.DefaultCandidatesBy, Usage: "rank source `SPEC` choosing each query's top M candidates for every logging policy (the paper's; evaluate-sweep's default is its --rank-by)"},
-		&cli.StringFlag{Name: "estimators", Value: "all", Usage: "comma-separated `LIST` as evaluate-sweep's (all: the paper's comparison plus pi-cv and the DM variants)"},
+		&cli.StringFlag{Name: "estimators", Value: "all", Usage: "comma-separated `LIST` as evaluate-sweep's (all: the paper's comparison plus pi-cv, dr, wdr and the DM variants)"},
 		&cli.Int64Flag{Name: "samples", Value: 600000, Usage: "largest log size `N` (the paper's grid: 6·10^5; evaluate-sweep's default is 10^6)"},
 		&cli.IntFlag{Name: "runs", Value: 10, Usage: "independent logs `R` per condition"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of run 1 of every condition; run k uses SEED+k−1"},

@@ -77,6 +77,30 @@ func TestEvaluateDR(t *testing.T) {
 		t.Errorf("dr with a model baseline: %+v", m)
 	}
 
+	// --baseline model:PATH is an input: an output over it is refused,
+	// while "crossfit" names no file.
+	err := runPiopt(t, append([]string{"evaluate", "--logs", at("log.txt"), "--target", "feature:3", "--estimators", "dr",
+		"--baseline", "model:" + at("m.model"), "--json", at("m.model")}, common...)...)
+	if err == nil || !strings.Contains(err.Error(), "the same file") {
+		t.Errorf("--json over the --baseline model: %v", err)
+	}
+	t.Chdir(dir)
+	run("evaluate", "--logs", at("log.txt"), "--target", "feature:3", "--estimators", "dr", "--json", "crossfit", "--threads", "1")
+
+	// Under ERR, dr and wdr say that their unbiasedness assumes an
+	// additive reward, as PI does.
+	run("simulate", "--slots", "3", "--logging", "pa:1", "--rank-by", "feature:2", "--samples", "400", "--metric", "err", "--out", at("err.txt"))
+	run("evaluate", "--logs", at("err.txt"), "--target", "feature:3", "--estimators", "dr,wdr", "--baseline-folds", "2", "--json", at("err.json"), "--threads", "1")
+	var e map[string]struct{ Warnings []string }
+	if err := json.Unmarshal(mustRead(t, at("err.json")), &e); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"dr", "wdr"} {
+		if w := e[name].Warnings; len(w) == 0 || !strings.Contains(w[0], "ERR is not additive") {
+			t.Errorf("%s under ERR: warnings %q", name, w)
+		}
+	}
+
 	for _, c := range []struct {
 		flags []string
 		want  string

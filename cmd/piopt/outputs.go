@@ -44,7 +44,7 @@ func checkOutputs(c *cli.Context) error {
 		}
 		v := c.String(sf.Name)
 		switch {
-		case sf.Name == "target" || sf.Name == "rank-by" || sf.Name == "candidates-by":
+		case sf.Name == "target" || sf.Name == "rank-by" || sf.Name == "candidates-by" || sf.Name == "baseline":
 			if p, ok := strings.CutPrefix(v, "model:"); ok {
 				ins = append(ins, named{sf.Name, p})
 			}

@@ -89,11 +89,12 @@ func (r *Report) conditionFigures(p *report.Page) {
 		}
 		var series []report.Series
 		for _, name := range r.Estimators {
-			s := report.Series{Name: name, X: xs, Y: make([]float64, len(xs))}
-			for g := range xs {
-				s.Y[g] = math.NaN()
-				if g < len(c.RMSE[name]) {
-					s.Y[g] = float64(c.RMSE[name][g])
+			// Only the sizes with a value: dr is computed at a few of
+			// them, and its line joins those.
+			s := report.Series{Name: name}
+			for g, x := range xs {
+				if g < len(c.RMSE[name]) && !math.IsNaN(float64(c.RMSE[name][g])) {
+					s.X, s.Y = append(s.X, x), append(s.Y, float64(c.RMSE[name][g]))
 				}
 			}
 			series = append(series, s)

@@ -82,8 +82,11 @@ func (d *drSamples) slate(p *Plan, i int) []int32 {
 }
 
 // crossFitDR returns dr's and wdr's statistics of the first n samples, all
-// merged into one DREvaluator (whose model is that of the last fold), and
-// what was done. With too few samples to give every fold a model to fit,
+// merged into one DREvaluator, and what was done. The merged evaluator's
+// folds had different models: it gives Estimates and Sums, and must not be
+// added to. Its intervals treat the terms as i.i.d.; cross-fitted, they
+// are independent only given the other folds' models
+// (TestCrossFitCoverage checks that they still cover). With too few samples to give every fold a model to fit,
 // it returns a nil evaluator and the reason.
 func (p *Plan) crossFitDR(ctx context.Context, b Baseline, d *drSamples, n int) (*DREvaluator, *BaselineInfo, string, error) {
 	if b.Model != nil {
@@ -130,8 +133,8 @@ func (p *Plan) crossFitDR(ctx context.Context, b Baseline, d *drSamples, n int) 
 		}
 		all.sums.Merge(&ev.sums)
 		all.sigma2 += ev.sigma2
-		all.model = ev.model
 	}
+	all.model, all.base = nil, nil // read-only from here: Add would mix the folds' models
 	all.ModelLo, all.ModelHi = lo, hi
 	info.ModelLo, info.ModelHi = Float(lo), Float(hi)
 	return all, info, "", nil

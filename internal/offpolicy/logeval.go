@@ -87,10 +87,11 @@ func (p *Plan) EvaluateLog(ctx context.Context, lr *data.LogReader, e LogEvaluat
 	return res, nil
 }
 
-// warnNonAdditive warns on PI and wPI that the reward (ERR) is not
-// additive over slots, the assumption behind their unbiasedness.
+// warnNonAdditive warns on the estimators built on PI's weights (PI, wPI,
+// pi-cv, dr, wdr) that the reward (ERR) is not additive over slots, the
+// assumption behind their unbiasedness.
 func warnNonAdditive(res *Result) {
-	for _, name := range []string{PI, WPI, PICV} {
+	for _, name := range []string{PI, WPI, PICV, DR, WDR} {
 		if est := res.Estimates[name]; est != nil {
 			est.Warnings = append(est.Warnings, "ERR is not additive over slots: PI is biased for it and its intervals assume additivity")
 		}

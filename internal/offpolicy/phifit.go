@@ -11,7 +11,9 @@ import (
 
 // PhiFitter fits the slot-additive reward model φ̄ that dr and wdr use as
 // their baseline (issue 13: by default a PI-OPT regression on the log
-// itself, cross-fitted by the caller).
+// itself, cross-fitted by the caller). A sweep calls FitPhi from several
+// goroutines at once: it must be safe for concurrent use, and the model it
+// returns is only read.
 type PhiFitter interface {
 	// FitPhi fits a slot-additive reward model on samples of p's queries: sample i is query q[i],
 	// slate s[i*p.Slots:(i+1)*p.Slots] (candidate indices, −1 past ℓ_x), reward r[i]. The model

@@ -123,6 +123,20 @@ func (cfg SweepConfig) DMPoints() int64 {
 
 func (cfg SweepConfig) dr() bool { return cfg.Estimators.DR || cfg.Estimators.WDR }
 
+// drKeep is the number of samples of a run kept for dr: the largest grid
+// point where dr is computed (0 without dr).
+func (cfg SweepConfig) drKeep(grid []int64) int64 {
+	var keep int64
+	if cfg.dr() {
+		for _, n := range grid {
+			if cfg.drAt(n) {
+				keep = n
+			}
+		}
+	}
+	return keep
+}
+
 // dmKeep is the number of samples of a run kept for DM's training: half
 // the largest grid point, capped by dmMaxTrain when positive.
 func dmKeep(grid []int64, dmMaxTrain int) int64 {
@@ -175,6 +189,9 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 		}
 	}
 	est := cfg.Estimators
+	if cfg.dr() && cfg.Baseline.Model == nil && cfg.Baseline.Fitter == nil {
+		return nil, fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (SweepConfig.Baseline)")
+	}
 	res := &SweepResult{TrueValue: p.TrueValue, Grid: grid, Names: est.Names(), Values: map[string][][]float64{},
 		RMSE: map[string][]float64{}, Bias: map[string][]float64{}, Std: map[string][]float64{}}
 	for _, name := range res.Names {
@@ -212,9 +229,6 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 		}
 	}
 	if len(est.DM) > 0 || cfg.dr() {
-		if cfg.dr() && cfg.Baseline.Model == nil && cfg.Baseline.Fitter == nil {
-			return nil, fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (SweepConfig.Baseline)")
-		}
 		// DM fits run one per run at a time, in parallel over runs: each
 		// fit is independent of the others and of the thread count.
 		// Their values start as NaN (simulateRun) and are filled in
@@ -290,7 +304,7 @@ func (p *Plan) sweepDR(ctx context.Context, cfg SweepConfig, grid []int64, st *r
 		}
 		d, _, reason, err := p.crossFitDR(ctx, cfg.Baseline, &st.dr, int(n))
 		if err != nil {
-			return err
+			return fmt.Errorf("run %d (seed %d), dr at n = %d: %w", k+1, res.Seeds[k], n, err)
 		}
 		if reason != "" {
 			continue // too few samples: NaN
@@ -352,7 +366,10 @@ func errorsOf(values [][]float64, v float64, points int) (rmse, bias, std []floa
 func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, seed uint64) (*runState, error) {
 	est := cfg.Estimators
 	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}, dr: drSamples{slots: p.Slots}}
-	keepDR := cfg.dr()
+	keepDR := cfg.drKeep(grid)
+	st.dr.q = make([]int32, 0, keepDR)
+	st.dr.s = make([]int32, 0, keepDR*int64(p.Slots))
+	st.dr.r = make([]float64, 0, keepDR)
 	for _, name := range est.Names() {
 		st.values[name] = nanSlice(len(grid))
 	}
@@ -411,7 +428,7 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 		if i < dmKeep {
 			st.dm.add(q, s, r)
 		}
-		if keepDR {
+		if i < keepDR {
 			st.dr.add(q, s, r)
 		}
 		i++

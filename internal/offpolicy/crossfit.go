@@ -65,6 +65,11 @@ type drSamples struct {
 	r     []float64
 }
 
+// newDRSamples returns room for n samples of slots slots.
+func newDRSamples(slots int, n int64) drSamples {
+	return drSamples{slots: slots, q: make([]int32, 0, n), s: make([]int32, 0, n*int64(slots)), r: make([]float64, 0, n)}
+}
+
 func (d *drSamples) add(q int, s []int32, r float64) {
 	d.q = append(d.q, int32(q))
 	d.s = append(d.s, s...)

@@ -365,11 +365,8 @@ func errorsOf(values [][]float64, v float64, points int) (rmse, bias, std []floa
 // sample serves every grid point.
 func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, seed uint64) (*runState, error) {
 	est := cfg.Estimators
-	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}, dr: drSamples{slots: p.Slots}}
 	keepDR := cfg.drKeep(grid)
-	st.dr.q = make([]int32, 0, keepDR)
-	st.dr.s = make([]int32, 0, keepDR*int64(p.Slots))
-	st.dr.r = make([]float64, 0, keepDR)
+	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}, dr: newDRSamples(p.Slots, keepDR)}
 	for _, name := range est.Names() {
 		st.values[name] = nanSlice(len(grid))
 	}

@@ -122,8 +122,12 @@ func runEvaluateSweep(c *cli.Context) error {
 	out.Run = offpolicy.NewSweepRun(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
 		"policies": tPolicies, "prepare": tPrepare, "simulate": res.SimulateTime, "dm": res.DMTime})
 	out.WriteTable(os.Stdout)
-	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), DM %.1fs\n",
-		tLoad.Seconds(), tPolicies.Seconds(), tPrepare.Seconds(), res.SimulateTime.Seconds(), runs, n, res.DMTime.Seconds())
+	fits := "DM"
+	if est.DR || est.WDR {
+		fits = "DM and dr"
+	}
+	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), %s %.1fs\n",
+		tLoad.Seconds(), tPolicies.Seconds(), tPrepare.Seconds(), res.SimulateTime.Seconds(), runs, n, fits, res.DMTime.Seconds())
 	return writeSweepFiles(c, out)
 }
 

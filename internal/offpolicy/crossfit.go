@@ -25,6 +25,10 @@ type Baseline struct {
 	// nil; Folds is K (0: DefaultBaselineFolds).
 	Fitter PhiFitter
 	Folds  int
+
+	// fixed is Model's evaluator before any sample (its value of the
+	// target and its range per query), made once by prepare.
+	fixed *DREvaluator
 }
 
 func (b Baseline) folds() int {
@@ -32,6 +36,34 @@ func (b Baseline) folds() int {
 		return b.Folds
 	}
 	return DefaultBaselineFolds
+}
+
+func (b Baseline) check() error {
+	if b.Model == nil && b.Fitter == nil {
+		return fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (Baseline)")
+	}
+	return nil
+}
+
+// minSamples is the smallest log dr can be computed on: any with a fixed
+// model, two samples per fold when cross-fitting.
+func (b Baseline) minSamples() int {
+	if b.Model != nil {
+		return 0
+	}
+	return 2 * b.folds()
+}
+
+// prepareBaseline checks b and returns it with a fixed model's per-query
+// values computed, so that every log (every grid point of every run of a
+// sweep) reuses them.
+func (p *Plan) prepareBaseline(ctx context.Context, b Baseline) (Baseline, error) {
+	if err := b.check(); err != nil || b.Model == nil {
+		return b, err
+	}
+	var err error
+	b.fixed, err = p.NewDR(ctx, b.Model)
+	return b, err
 }
 
 // BaselineInfo is what dr and wdr report about their φ̄.
@@ -87,29 +119,24 @@ func (d *drSamples) slate(p *Plan, i int) []int32 {
 }
 
 // crossFitDR returns dr's and wdr's statistics of the first n samples, all
-// merged into one DREvaluator, and what was done. The merged evaluator's
-// folds had different models: it gives Estimates and Sums, and must not be
-// added to. Its intervals treat the terms as i.i.d.; cross-fitted, they
-// are independent only given the other folds' models
-// (TestCrossFitCoverage checks that they still cover). With too few samples to give every fold a model to fit,
-// it returns a nil evaluator and the reason.
+// merged into one DREvaluator, and what was done; b comes from
+// prepareBaseline. The merged evaluator's folds had different models: it
+// gives Estimates and Sums, and must not be added to. Its intervals treat
+// the terms as i.i.d.; cross-fitted, they are independent only given the
+// other folds' models (TestCrossFitCoverage checks that they still
+// cover). With too few samples to give every fold a model to fit, it
+// returns a nil evaluator and the reason.
 func (p *Plan) crossFitDR(ctx context.Context, b Baseline, d *drSamples, n int) (*DREvaluator, *BaselineInfo, string, error) {
-	if b.Model != nil {
-		ev, err := p.NewDR(ctx, b.Model)
-		if err != nil {
-			return nil, nil, "", err
-		}
+	if b.fixed != nil {
+		ev := b.fixed.empty()
 		for i := range n {
 			ev.Add(int(d.q[i]), d.slate(p, i), d.r[i])
 		}
 		return ev, &BaselineInfo{Kind: b.Name, ModelLo: Float(ev.ModelLo), ModelHi: Float(ev.ModelHi)}, "", nil
 	}
-	if b.Fitter == nil {
-		return nil, nil, "", fmt.Errorf("offpolicy: dr needs a reward model or a fitter")
-	}
 	k := b.folds()
-	if n < 2*k {
-		return nil, nil, fmt.Sprintf("dr cross-fits %d folds and needs at least %d samples, the log has %d", k, 2*k, n), nil
+	if n < b.minSamples() {
+		return nil, nil, fmt.Sprintf("dr cross-fits %d folds and needs at least %d samples, the log has %d", k, b.minSamples(), n), nil
 	}
 	info := &BaselineInfo{Kind: "crossfit", Folds: k, FoldSamples: make([]int64, k)}
 	var all *DREvaluator

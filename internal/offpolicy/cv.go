@@ -11,6 +11,14 @@ import (
 // memory it costs.
 const DefaultCVFolds = 10
 
+// cvFolds is k, or DefaultCVFolds for 0.
+func cvFolds(k int) int {
+	if k > 0 {
+		return k
+	}
+	return DefaultCVFolds
+}
+
 // CVEvaluator folds a log into pi-cv, PI with the control variate G − 1
 // and a cross-fitted coefficient (eval.CVFolds has the arithmetic and the
 // reasons).

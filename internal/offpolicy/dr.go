@@ -101,6 +101,14 @@ func (p *Plan) modelValue(q int, phi []float64) float64 {
 	return v
 }
 
+// empty returns an evaluator of the same model that has seen no sample:
+// the per-query values and ranges are shared, read-only.
+func (d *DREvaluator) empty() *DREvaluator {
+	e := *d
+	e.sums, e.sigma2 = eval.DRSums{}, 0
+	return &e
+}
+
 // slateSumRange returns min and max of vᵀ1_s over the slates query qp's μ
 // can log: two assignment problems when its support is full, else a scan of
 // the listed slates (the same computation as Prepare's weight range).

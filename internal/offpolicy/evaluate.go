@@ -61,18 +61,14 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 		e.boot = eval.NewBootstrap(iv.Bootstrap, 2, iv.Seed)
 	}
 	if opt.Estimators.PICV {
-		k := opt.CVFolds
-		if k == 0 {
-			k = DefaultCVFolds
-		}
 		var err error
-		if e.cv, err = p.NewCV(k); err != nil {
+		if e.cv, err = p.NewCV(cvFolds(opt.CVFolds)); err != nil {
 			return nil, err
 		}
 	}
 	if opt.Estimators.DR || opt.Estimators.WDR {
-		if opt.Baseline.Model == nil && opt.Baseline.Fitter == nil {
-			return nil, fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (EvalOptions.Baseline)")
+		if err := opt.Baseline.check(); err != nil {
+			return nil, err
 		}
 		e.dr = &drSamples{slots: p.Slots}
 	}
@@ -273,14 +269,20 @@ func CountLog(ctx context.Context, lr *data.LogReader) (int64, error) {
 // drEstimates adds dr and wdr (as asked) to res.
 func (e *Evaluator) drEstimates(ctx context.Context, res *Result) error {
 	est := e.opt.Estimators
-	d, info, reason, err := e.plan.crossFitDR(ctx, e.opt.Baseline, e.dr, e.dr.len())
+	b, err := e.plan.prepareBaseline(ctx, e.opt.Baseline)
+	if err != nil {
+		return err
+	}
+	d, info, reason, err := e.plan.crossFitDR(ctx, b, e.dr, e.dr.len())
 	if err != nil {
 		return err
 	}
 	var dr, wdr *Estimate
 	if d == nil {
-		dr = &Estimate{Value: Float(math.NaN()), N: int64(e.dr.len()), Warnings: []string{reason}}
-		wdr = &Estimate{Value: Float(math.NaN()), N: int64(e.dr.len()), Warnings: []string{reason}}
+		nan := func() *Estimate {
+			return &Estimate{Value: Float(math.NaN()), N: int64(e.dr.len()), Warnings: []string{reason}}
+		}
+		dr, wdr = nan(), nan()
 	} else {
 		dr, wdr = d.Estimates(e.opt.Intervals)
 		dr.Baseline, wdr.Baseline = info, info

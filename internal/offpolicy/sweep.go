@@ -87,13 +87,6 @@ func (cfg SweepConfig) drAt(n int64) bool {
 	return slices.Contains(cfg.DRPoints, n)
 }
 
-func (cfg SweepConfig) cvFolds() int {
-	if cfg.CVFolds > 0 {
-		return cfg.CVFolds
-	}
-	return DefaultCVFolds
-}
-
 // DMPoints is the number of model-fitting steps of the sweep, what
 // DMProgress counts to: per run, the grid points DM can train on (n/2 ≥ 2
 // samples) and those where dr or wdr cross-fits their reward model.
@@ -113,7 +106,7 @@ func (cfg SweepConfig) DMPoints() int64 {
 	}
 	if cfg.dr() {
 		for _, g := range grid {
-			if cfg.drAt(g) && (cfg.Baseline.Model != nil || g >= int64(2*cfg.Baseline.folds())) {
+			if cfg.drAt(g) && g >= int64(cfg.Baseline.minSamples()) {
 				n++
 			}
 		}
@@ -189,8 +182,11 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 		}
 	}
 	est := cfg.Estimators
-	if cfg.dr() && cfg.Baseline.Model == nil && cfg.Baseline.Fitter == nil {
-		return nil, fmt.Errorf("offpolicy: dr and wdr need a reward model or a fitter (SweepConfig.Baseline)")
+	if cfg.dr() {
+		var err error
+		if cfg.Baseline, err = p.prepareBaseline(ctx, cfg.Baseline); err != nil {
+			return nil, err
+		}
 	}
 	res := &SweepResult{TrueValue: p.TrueValue, Grid: grid, Names: est.Names(), Values: map[string][][]float64{},
 		RMSE: map[string][]float64{}, Bias: map[string][]float64{}, Std: map[string][]float64{}}
@@ -380,7 +376,7 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 	var pi, ips eval.Sums
 	var cv *eval.CVFolds
 	if est.PICV {
-		cv = eval.NewCVFolds(cfg.cvFolds())
+		cv = eval.NewCVFolds(cvFolds(cfg.CVFolds))
 	}
 	var value float64
 	var i int64

@@ -61,23 +61,30 @@ type Config struct {
 // SweepGrid returns the log sizes every condition is evaluated at:
 // LogGrid(MinSamples, Samples, PointsPerDecade) with AggregateAt added.
 func (c Config) SweepGrid() ([]int64, error) {
-	g := offpolicy.LogGrid(c.MinSamples, c.Samples, c.PointsPerDecade)
 	for _, n := range c.AggregateAt {
 		if n < c.MinSamples || n > c.Samples {
 			return nil, fmt.Errorf("--aggregate-at %d: must lie in the sweep's %d..%d (--min-samples..--samples)", n, c.MinSamples, c.Samples)
 		}
+	}
+	return c.withAggregate(offpolicy.LogGrid(c.MinSamples, c.Samples, c.PointsPerDecade)), nil
+}
+
+// withAggregate returns the sizes g with the AggregateAt sizes added,
+// sorted.
+func (c Config) withAggregate(g []int64) []int64 {
+	for _, n := range c.AggregateAt {
 		if !slices.Contains(g, n) {
 			g = append(g, n)
 		}
 	}
 	slices.Sort(g)
-	return g, nil
+	return g
 }
 
 // DefaultBaselineFolds is evaluate-grid's number of dr's cross-fitting
-// folds: 2, not evaluate's 10, since the grid fits K models per run and
-// dr size of each of its 40 conditions (about 2 s per fit on a (100, 10)
-// condition of a WEB30K-shaped partition).
+// folds: 2, not evaluate's 10, since the grid fits K models per run, per
+// dr size and per condition (about 2 s a fit on a (100, 10) condition of a
+// WEB30K-shaped partition).
 const DefaultBaselineFolds = 2
 
 func (c Config) baselineFolds() int {
@@ -92,14 +99,7 @@ func (c Config) baselineFolds() int {
 // AggregateAt sizes. Each point costs BaselineFolds fits per run, and the
 // others are interpolation the chart does not need.
 func (c Config) DRPoints() []int64 {
-	g := offpolicy.LogGrid(c.MinSamples, c.Samples, 1)
-	for _, n := range c.AggregateAt {
-		if !slices.Contains(g, n) {
-			g = append(g, n)
-		}
-	}
-	slices.Sort(g)
-	return g
+	return c.withAggregate(offpolicy.LogGrid(c.MinSamples, c.Samples, 1))
 }
 
 // Check reports settings that would fail only after data is loaded.

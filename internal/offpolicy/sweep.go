@@ -91,10 +91,7 @@ func (cfg SweepConfig) drAt(n int64) bool {
 // DMProgress counts to: per run, the grid points DM can train on (n/2 ≥ 2
 // samples) and those where dr or wdr cross-fits their reward model.
 func (cfg SweepConfig) DMPoints() int64 {
-	grid := cfg.Grid
-	if grid == nil {
-		grid = LogGrid(100, cfg.Samples, 4)
-	}
+	grid := cfg.grid()
 	var n int64
 	if len(cfg.Estimators.DM) > 0 {
 		keep := dmKeep(grid, cfg.DMMaxTrain)
@@ -164,30 +161,44 @@ type runState struct {
 	dr      drSamples
 }
 
-// Sweep runs the protocol.
-func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error) {
+// grid is Grid, or the default LogGrid(100, Samples, 4).
+func (cfg SweepConfig) grid() []int64 {
+	if cfg.Grid == nil {
+		return LogGrid(100, cfg.Samples, 4)
+	}
+	return cfg.Grid
+}
+
+// prepareSweep checks the plan and cfg and returns cfg's grid, with dr's
+// baseline prepared in cfg.
+func (p *Plan) prepareSweep(ctx context.Context, cfg *SweepConfig) ([]int64, error) {
 	if !p.Target.Deterministic() || p.Scorer == nil {
 		return nil, fmt.Errorf("offpolicy: the sweep needs a deterministic target and the labels (Scorer)")
 	}
 	if cfg.Samples < 1 || cfg.Runs < 1 {
 		return nil, fmt.Errorf("offpolicy: sweep of %d runs × %d samples", cfg.Runs, cfg.Samples)
 	}
-	grid := cfg.Grid
-	if grid == nil {
-		grid = LogGrid(100, cfg.Samples, 4)
-	}
+	grid := cfg.grid()
 	for i, n := range grid {
 		if n < 1 || n > cfg.Samples || (i > 0 && n <= grid[i-1]) {
 			return nil, fmt.Errorf("offpolicy: grid %v is not increasing within 1..%d", grid, cfg.Samples)
 		}
 	}
-	est := cfg.Estimators
-	if cfg.dr() {
-		var err error
-		if cfg.Baseline, err = p.prepareBaseline(ctx, cfg.Baseline); err != nil {
-			return nil, err
-		}
+	if !cfg.dr() {
+		return grid, nil
 	}
+	var err error
+	cfg.Baseline, err = p.prepareBaseline(ctx, cfg.Baseline)
+	return grid, err
+}
+
+// Sweep runs the protocol.
+func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error) {
+	grid, err := p.prepareSweep(ctx, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	est := cfg.Estimators
 	res := &SweepResult{TrueValue: p.TrueValue, Grid: grid, Names: est.Names(), Values: map[string][][]float64{},
 		RMSE: map[string][]float64{}, Bias: map[string][]float64{}, Std: map[string][]float64{}}
 	for _, name := range res.Names {

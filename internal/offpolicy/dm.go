@@ -111,10 +111,22 @@ func (p *Plan) buildTargetRows() []float32 {
 	return x
 }
 
+// dmFit is what DM's models give at one training size: each model's
+// prediction of every query's target slate, and the range of the training
+// rewards, which the clipped variants clip to.
+type dmFit struct {
+	nTrain int
+	preds  map[string][]float64
+	clip   eval.Interval
+}
+
 // directMethod trains every model the DM variants need on the first nTrain
 // samples of train and evaluates the variants on the evaluation part,
-// described by its per-query sample counts.
-func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, evalCounts []int64, regs map[string]Regressor, variants []DMVariant) (map[string]*Estimate, error) {
+// described by its per-query sample counts. A non-nil cache holding a fit
+// on the same nTrain samples is reused (a sweep whose training part is
+// capped fits once for every larger grid point); otherwise the new fit is
+// stored in it.
+func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, evalCounts []int64, regs map[string]Regressor, variants []DMVariant, cache *dmFit) (map[string]*Estimate, error) {
 	out := map[string]*Estimate{}
 	if len(variants) == 0 {
 		return out, nil
@@ -136,16 +148,43 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 		}
 		return out, nil
 	}
+	fit := cache
+	if fit == nil || fit.preds == nil || fit.nTrain != nTrain {
+		f, err := p.fitDM(ctx, train, nTrain, regs, variants)
+		if err != nil {
+			return nil, err
+		}
+		if cache != nil {
+			*cache = *f
+		}
+		fit = f
+	}
+	for _, v := range variants {
+		e := &Estimate{N: nEval, TrainRows: int64(nTrain)}
+		var c *eval.Interval
+		if v.Clip {
+			cl := fit.clip
+			c, e.Clip = &cl, &cl
+		}
+		val, _ := eval.DirectMethod(fit.preds[v.Model], evalCounts, c)
+		e.Value = Float(val)
+		out[v.Name] = e
+	}
+	return out, nil
+}
+
+// fitDM fits every model the DM variants need on the first nTrain samples
+// of train and predicts every query's target slate with it.
+func (p *Plan) fitDM(ctx context.Context, train *dmSamples, nTrain int, regs map[string]Regressor, variants []DMVariant) (*dmFit, error) {
 	x, y := p.dmRows(train, nTrain)
-	clip := eval.Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}
+	f := &dmFit{nTrain: nTrain, preds: map[string][]float64{}, clip: eval.Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}}
 	for _, r := range y {
-		clip.Lo, clip.Hi = min(clip.Lo, float64(r)), max(clip.Hi, float64(r))
+		f.clip.Lo, f.clip.Hi = min(f.clip.Lo, float64(r)), max(f.clip.Hi, float64(r))
 	}
 	cols := p.Slots * p.Candidates.Dataset().NumFeatures
 	tx := p.targetRows()
-	preds := map[string][]float64{}
 	for _, v := range variants {
-		if preds[v.Model] != nil {
+		if f.preds[v.Model] != nil {
 			continue
 		}
 		reg := regs[v.Model]
@@ -164,18 +203,7 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 		if err != nil {
 			return nil, fmt.Errorf("offpolicy: DM %s: %w", v.Model, err)
 		}
-		preds[v.Model] = pr
+		f.preds[v.Model] = pr
 	}
-	for _, v := range variants {
-		e := &Estimate{N: nEval, TrainRows: int64(nTrain)}
-		var c *eval.Interval
-		if v.Clip {
-			cl := clip
-			c, e.Clip = &cl, &cl
-		}
-		val, _ := eval.DirectMethod(preds[v.Model], evalCounts, c)
-		e.Value = Float(val)
-		out[v.Name] = e
-	}
-	return out, nil
+	return f, nil
 }

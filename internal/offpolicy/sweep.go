@@ -73,37 +73,37 @@ type SweepConfig struct {
 	// Baseline is dr's and wdr's reward model, cross-fitted at every grid
 	// point n on the first n samples (a run keeps its samples for that).
 	Baseline Baseline
-	// DRPoints, when not nil, are the only grid points where dr and wdr
-	// are computed (each costs Baseline.Folds fits); elsewhere they are
-	// NaN.
-	DRPoints []int64
+	// FitPoints, when not nil, are the only grid points where the
+	// estimators that fit models are computed: DM's variants (a fit per
+	// model) and dr and wdr (Baseline.Folds fits); elsewhere they are NaN.
+	FitPoints []int64
 }
 
-// drAt reports whether dr and wdr are computed at grid point n.
-func (cfg SweepConfig) drAt(n int64) bool {
-	if cfg.DRPoints == nil {
+// fitAt reports whether DM, dr and wdr are computed at grid point n.
+func (cfg SweepConfig) fitAt(n int64) bool {
+	if cfg.FitPoints == nil {
 		return true
 	}
-	return slices.Contains(cfg.DRPoints, n)
+	return slices.Contains(cfg.FitPoints, n)
 }
 
 // DMPoints is the number of model-fitting steps of the sweep, what
-// DMProgress counts to: per run, the grid points DM can train on (n/2 ≥ 2
-// samples) and those where dr or wdr cross-fits their reward model.
+// DMProgress counts to: per run, the fit points where DM can train (n/2 ≥
+// 2 samples) and those where dr or wdr cross-fits its reward model.
 func (cfg SweepConfig) DMPoints() int64 {
 	grid := cfg.grid()
 	var n int64
 	if len(cfg.Estimators.DM) > 0 {
 		keep := dmKeep(grid, cfg.DMMaxTrain)
 		for _, g := range grid {
-			if min(g/2, keep) >= 2 {
+			if cfg.fitAt(g) && min(g/2, keep) >= 2 {
 				n++
 			}
 		}
 	}
 	if cfg.dr() {
 		for _, g := range grid {
-			if cfg.drAt(g) && g >= int64(cfg.Baseline.minSamples()) {
+			if cfg.fitAt(g) && g >= int64(cfg.Baseline.minSamples()) {
 				n++
 			}
 		}
@@ -119,7 +119,7 @@ func (cfg SweepConfig) drKeep(grid []int64) int64 {
 	var keep int64
 	if cfg.dr() {
 		for _, n := range grid {
-			if cfg.drAt(n) {
+			if cfg.fitAt(n) {
 				keep = n
 			}
 		}
@@ -267,13 +267,16 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 	if len(cfg.Estimators.DM) == 0 {
 		return nil
 	}
+	// Grid points past 2·dmKeep train on the same dmKeep samples: one fit
+	// serves them all.
+	var fit dmFit
 	for g, n := range grid {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		half := n / 2
 		nTrain := int(min(half, dmKeep))
-		if nTrain < 2 {
+		if nTrain < 2 || !cfg.fitAt(n) {
 			continue
 		}
 		evalCounts := make([]int64, len(p.queries))
@@ -281,7 +284,7 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 		for q := range evalCounts {
 			evalCounts[q] = hi[q] - lo[q]
 		}
-		dm, err := p.directMethod(ctx, &st.dm, nTrain, evalCounts, cfg.Regressors, cfg.Estimators.DM)
+		dm, err := p.directMethod(ctx, &st.dm, nTrain, evalCounts, cfg.Regressors, cfg.Estimators.DM, &fit)
 		if err != nil {
 			return err
 		}
@@ -306,7 +309,7 @@ func (p *Plan) sweepDR(ctx context.Context, cfg SweepConfig, grid []int64, st *r
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !cfg.drAt(n) {
+		if !cfg.fitAt(n) {
 			continue
 		}
 		d, _, reason, err := p.crossFitDR(ctx, cfg.Baseline, &st.dr, int(n))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync/atomic"
 	"testing"
 
 	"github.com/piopt/piopt/impute"
@@ -62,6 +63,17 @@ func (c constPredictor) Predict(_ context.Context, x []float32, cols int, out []
 	return nil
 }
 
+// countingRegressor counts its fits.
+type countingRegressor struct {
+	Regressor
+	fits *atomic.Int64
+}
+
+func (c countingRegressor) Fit(ctx context.Context, x []float32, cols int, y []float32) (Predictor, error) {
+	c.fits.Add(1)
+	return c.Regressor.Fit(ctx, x, cols, y)
+}
+
 // TestSweepMatchesEvaluator checks every grid point of every run against
 // Evaluators fed with the same prefix of the same simulated log.
 func TestSweepMatchesEvaluator(t *testing.T) {
@@ -74,11 +86,17 @@ func TestSweepMatchesEvaluator(t *testing.T) {
 	}
 	regs := map[string]Regressor{"tree": meanRegressor{}}
 	const dmCap = 700
-	cfg := SweepConfig{Samples: 3000, Runs: 3, Seed: 40, Grid: []int64{1, 100, 1000, 3000}, Estimators: est, Regressors: regs, DMMaxTrain: dmCap,
-		CVFolds: 4}
+	var fits atomic.Int64
+	cfg := SweepConfig{Samples: 3000, Runs: 3, Seed: 40, Grid: []int64{1, 100, 1000, 2000, 3000}, Estimators: est,
+		Regressors: map[string]Regressor{"tree": countingRegressor{meanRegressor{}, &fits}}, DMMaxTrain: dmCap, CVFolds: 4}
 	res, err := p.Sweep(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Training sizes 50, 500 and 700 (n = 2000 and 3000 share the capped
+	// 700): three fits per run.
+	if got := fits.Load(); got != 3*int64(cfg.Runs) {
+		t.Errorf("%d DM fits, want 3 per run (the capped training part fitted once)", got)
 	}
 	for k := range cfg.Runs {
 		for g, n := range cfg.Grid {
@@ -124,7 +142,7 @@ func TestSweepMatchesEvaluator(t *testing.T) {
 			}
 		}
 	}
-	if res.TrueValue != p.TrueValue || len(res.RMSE[PI]) != 4 {
+	if res.TrueValue != p.TrueValue || len(res.RMSE[PI]) != len(cfg.Grid) {
 		t.Fatalf("result %+v", res)
 	}
 }

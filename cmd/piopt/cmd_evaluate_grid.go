@@ -37,7 +37,7 @@ func evaluateGridCommand() *cli.Command {
 		case "target", "slate", "estimators":
 		case "baseline-folds":
 			flags = append(flags, &cli.IntFlag{Name: "baseline-folds", Value: evalgrid.DefaultBaselineFolds,
-				Usage: "dr's cross-fitting folds `K` (evaluate's default is 10; the grid fits K models per run at each of its dr sizes, one per decade and the --aggregate-at sizes)"})
+				Usage: "dr's cross-fitting folds `K` (evaluate's default is 10; the grid fits K models per run at each of its fit sizes, one per decade and the --aggregate-at sizes)"})
 		default:
 			flags = append(flags, f)
 		}
@@ -62,10 +62,11 @@ per metric and space, at each --aggregate-at size, every estimator's RMSE
 normalised per combination so that the best (onpolicy left out) is 0.001
 and the worst 1; OUT/grid.html draws every condition and the CDF of the
 normalised RMSE over the combinations (the paper's Fig. 2, middle and bottom
-rows), and OUT/aggregate-N.svg is that chart at size N alone. dr and wdr
-are computed at one size per decade and the --aggregate-at sizes (each
-costs --baseline-folds fits per run). The same data, flags and seed give the same bytes; times go to
-OUT/run.json.
+rows), and OUT/aggregate-N.svg is that chart at size N alone. The
+estimators that fit models, DM's variants, dr and wdr, are computed at one
+size per decade and the --aggregate-at sizes (each costs a fit per DM
+model and --baseline-folds fits per run). The same data, flags and seed
+give the same bytes; times go to OUT/run.json.
 
    piopt synth --out folds --queries 500
    piopt evaluate-grid --data folds/S1.txt --samples 60000 --runs 10 \

@@ -94,11 +94,14 @@ func (c Config) baselineFolds() int {
 	return DefaultBaselineFolds
 }
 
-// DRPoints returns the log sizes of the grid where dr and wdr are
-// computed: one per decade of LogGrid(MinSamples, Samples, 1) and the
-// AggregateAt sizes. Each point costs BaselineFolds fits per run, and the
-// others are interpolation the chart does not need.
-func (c Config) DRPoints() []int64 {
+// FitPoints returns the log sizes of the grid where the estimators that
+// fit models are computed (DM's variants, dr and wdr): one per decade of
+// LogGrid(MinSamples, Samples, 1) and the AggregateAt sizes. Each point
+// costs, per run, a fit per DM model (the lasso's 200 coordinate-descent
+// sweeps dominate the grid's time when fitted at every size) and
+// BaselineFolds fits for dr; the chart joins the points and the aggregate
+// needs only its own sizes.
+func (c Config) FitPoints() []int64 {
 	return c.withAggregate(offpolicy.LogGrid(c.MinSamples, c.Samples, 1))
 }
 
@@ -239,7 +242,7 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*offpolicy.SweepReport
 	res, err := plan.Sweep(ctx, offpolicy.SweepConfig{Samples: cfg.Samples, Runs: cfg.Runs, Seed: cfg.Seed, Grid: r.grid,
 		Estimators: cfg.Estimators, Regressors: policy.DMRegressors(dm), DMMaxTrain: cfg.DMMaxTrain, Threads: threads, Progress: cfg.Progress,
 		CVFolds: cfg.CVFolds, Baseline: offpolicy.Baseline{Name: policy.Crossfit, Fitter: policy.NewPhiFitter(phi), Folds: cfg.baselineFolds()},
-		DRPoints: cfg.DRPoints()})
+		FitPoints: cfg.FitPoints()})
 	if err != nil {
 		return nil, 0, err
 	}

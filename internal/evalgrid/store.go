@@ -77,12 +77,15 @@ func (r *runner) settings(c Condition) (string, error) {
 	add(specs...)
 	add(cfg.Samples, cfg.Runs, cfg.Seed, r.grid, cfg.Estimators.Names())
 	add(cfg.DM.Depth, cfg.DM.L1, cfg.DMMaxTrain)
+	if len(cfg.Estimators.DM) > 0 || cfg.Estimators.DR || cfg.Estimators.WDR {
+		add("fit points", cfg.FitPoints())
+	}
 	if cfg.Estimators.PICV {
 		add(cfg.CVFolds)
 	}
 	if cfg.Estimators.DR || cfg.Estimators.WDR {
 		b := policy.DefaultBaselineOptions()
-		add(cfg.baselineFolds(), b.Trees, b.EarlyStopping, policy.DefaultPhiLeaves, policy.DefaultPhiLearningRate, cfg.DRPoints())
+		add(cfg.baselineFolds(), b.Trees, b.EarlyStopping, policy.DefaultPhiLeaves, policy.DefaultPhiLearningRate)
 	}
 	return hex.EncodeToString(h.Sum(nil))[:16], nil
 }

@@ -221,24 +221,40 @@ func TestParseEstimatorsDR(t *testing.T) {
 	}
 }
 
-// TestSweepDRPoints: with DRPoints the sweep computes dr only there.
-func TestSweepDRPoints(t *testing.T) {
+// TestSweepFitPoints: with FitPoints the sweep computes DM, dr and wdr
+// only there, with the values a sweep over every point gives.
+func TestSweepFitPoints(t *testing.T) {
 	ds := testData([]int{6, 8, 5}, 3, 3)
 	p := prepare(t, setup(t, ds, 0, 2, "uniform"))
-	cfg := SweepConfig{Samples: 1000, Runs: 2, Seed: 1, Grid: []int64{100, 300, 1000}, Estimators: Estimators{PI: true, DR: true},
-		Baseline: Baseline{Fitter: meanFitter{}, Folds: 2}, DRPoints: []int64{300}}
-	if got := cfg.DMPoints(); got != 2 {
-		t.Errorf("DMPoints %d, want 2 (one dr point, 2 runs)", got)
+	est, err := ParseEstimators("pi,dr,wdr,dm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := SweepConfig{Samples: 1000, Runs: 2, Seed: 1, Grid: []int64{100, 300, 1000}, Estimators: est,
+		Regressors: map[string]Regressor{"tree": meanRegressor{}}, Baseline: Baseline{Fitter: meanFitter{}, Folds: 2}}
+	cfg := all
+	cfg.FitPoints = []int64{300}
+	if got := cfg.DMPoints(); got != 4 {
+		t.Errorf("DMPoints %d, want 4 (DM and dr at one point, 2 runs)", got)
 	}
 	res, err := p.Sweep(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for k := range 2 {
-		v := res.Values[DR][k]
-		if !math.IsNaN(v[0]) || math.IsNaN(v[1]) || !math.IsNaN(v[2]) {
-			t.Errorf("run %d: dr %v, want a value at n = 300 only", k, v)
+	ref, err := p.Sweep(context.Background(), all)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{DR, WDR, DM} {
+		for k := range 2 {
+			v, w := res.Values[name][k], ref.Values[name][k]
+			if !math.IsNaN(v[0]) || v[1] != w[1] || math.IsNaN(v[1]) || !math.IsNaN(v[2]) {
+				t.Errorf("%s run %d: %v, want NaN but at n = 300, where every point's sweep has %v", name, k, v, w[1])
+			}
 		}
+	}
+	if v := res.Values[PI][0]; math.IsNaN(v[0]) || math.IsNaN(v[2]) {
+		t.Errorf("pi %v: every point", v)
 	}
 }
 

@@ -149,7 +149,7 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 		return out, nil
 	}
 	fit := cache
-	if fit == nil || fit.preds == nil || fit.nTrain != nTrain {
+	if fit == nil || fit.nTrain != nTrain { // nTrain ≥ 1 here: a zero cache never matches
 		f, err := p.fitDM(ctx, train, nTrain, regs, variants)
 		if err != nil {
 			return nil, err

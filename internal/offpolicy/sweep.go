@@ -87,6 +87,12 @@ func (cfg SweepConfig) fitAt(n int64) bool {
 	return slices.Contains(cfg.FitPoints, n)
 }
 
+// dmAt reports whether DM is fitted at grid point n: a fit point where
+// its training part, the first min(n/2, keep) samples, has at least 2.
+func (cfg SweepConfig) dmAt(n, keep int64) bool {
+	return cfg.fitAt(n) && min(n/2, keep) >= 2
+}
+
 // DMPoints is the number of model-fitting steps of the sweep, what
 // DMProgress counts to: per run, the fit points where DM can train (n/2 ≥
 // 2 samples) and those where dr or wdr cross-fits its reward model.
@@ -96,7 +102,7 @@ func (cfg SweepConfig) DMPoints() int64 {
 	if len(cfg.Estimators.DM) > 0 {
 		keep := dmKeep(grid, cfg.DMMaxTrain)
 		for _, g := range grid {
-			if cfg.fitAt(g) && min(g/2, keep) >= 2 {
+			if cfg.dmAt(g, keep) {
 				n++
 			}
 		}
@@ -207,19 +213,21 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	for k := range cfg.Runs {
 		res.Seeds = append(res.Seeds, cfg.Seed+uint64(k))
 	}
-	// DM checkpoints: every n and n/2 of the grid.
+	// DM checkpoints: every n and n/2 of the grid where DM is fitted.
 	var ck []int64
 	keep := int64(0)
 	if len(est.DM) > 0 {
+		keep = dmKeep(grid, cfg.DMMaxTrain)
 		set := map[int64]bool{}
 		for _, n := range grid {
-			set[n], set[n/2] = true, true
+			if cfg.dmAt(n, keep) {
+				set[n], set[n/2] = true, true
+			}
 		}
 		for n := range set {
 			ck = append(ck, n)
 		}
 		sort.Slice(ck, func(i, j int) bool { return ck[i] < ck[j] })
-		keep = dmKeep(grid, cfg.DMMaxTrain)
 	}
 	states := make([]*runState, cfg.Runs)
 	start := time.Now()
@@ -274,11 +282,11 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		half := n / 2
-		nTrain := int(min(half, dmKeep))
-		if nTrain < 2 || !cfg.fitAt(n) {
+		if !cfg.dmAt(n, dmKeep) {
 			continue
 		}
+		half := n / 2
+		nTrain := int(min(half, dmKeep))
 		evalCounts := make([]int64, len(p.queries))
 		hi, lo := st.ckCount[ckIndex(ck, n)], st.ckCount[ckIndex(ck, half)]
 		for q := range evalCounts {

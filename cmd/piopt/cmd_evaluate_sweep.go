@@ -123,7 +123,7 @@ func runEvaluateSweep(c *cli.Context) error {
 		"policies": tPolicies, "prepare": tPrepare, "simulate": res.SimulateTime, "dm": res.DMTime})
 	out.WriteTable(os.Stdout)
 	fits := "DM"
-	if est.DR || est.WDR {
+	if est.Baseline() {
 		fits = "DM and dr"
 	}
 	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), %s %.1fs\n",
@@ -170,7 +170,7 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 	// DM's and dr's fits follow the simulation, on a bar of their own.
 	var dmDone func()
 	label := "evaluate-sweep: DM fits"
-	if est.DR || est.WDR {
+	if est.Baseline() {
 		label = "evaluate-sweep: DM and dr fits"
 	}
 	cfg.DMProgress, dmDone = progress.Later(os.Stderr, label, cfg.DMPoints(), "points")

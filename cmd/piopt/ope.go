@@ -64,7 +64,7 @@ func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
 		fmt.Fprintf(os.Stderr, "piopt: warning: DM left out: %v\n", trainer.ErrNoCgo)
 		est.DM = nil
 	}
-	if !trainer.Available && (est.DR || est.WDR) && c.String("baseline") == policy.Crossfit {
+	if !trainer.Available && est.Baseline() && c.String("baseline") == policy.Crossfit {
 		fmt.Fprintf(os.Stderr, "piopt: warning: dr and wdr left out (their cross-fitted baseline trains with XGBoost; --baseline model:PATH works): %v\n", trainer.ErrNoCgo)
 		est.DR, est.WDR = false, false
 	}

@@ -77,13 +77,13 @@ func (r *runner) settings(c Condition) (string, error) {
 	add(specs...)
 	add(cfg.Samples, cfg.Runs, cfg.Seed, r.grid, cfg.Estimators.Names())
 	add(cfg.DM.Depth, cfg.DM.L1, cfg.DMMaxTrain)
-	if len(cfg.Estimators.DM) > 0 || cfg.Estimators.DR || cfg.Estimators.WDR {
+	if len(cfg.Estimators.DM) > 0 || cfg.Estimators.Baseline() {
 		add("fit points", cfg.FitPoints())
 	}
 	if cfg.Estimators.PICV {
 		add(cfg.CVFolds)
 	}
-	if cfg.Estimators.DR || cfg.Estimators.WDR {
+	if cfg.Estimators.Baseline() {
 		b := policy.DefaultBaselineOptions()
 		add(cfg.baselineFolds(), b.Trees, b.EarlyStopping, policy.DefaultPhiLeaves, policy.DefaultPhiLearningRate)
 	}

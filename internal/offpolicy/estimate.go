@@ -38,6 +38,10 @@ type Estimators struct {
 	DM      []DMVariant
 }
 
+// Baseline reports whether dr or wdr is asked: the estimators that need
+// a reward model (EvalOptions.Baseline, SweepConfig.Baseline).
+func (e Estimators) Baseline() bool { return e.DR || e.WDR }
+
 // Names returns the estimators' JSON keys in canonical order.
 func (e Estimators) Names() []string {
 	var out []string

@@ -66,7 +66,7 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 			return nil, err
 		}
 	}
-	if opt.Estimators.DR || opt.Estimators.WDR {
+	if opt.Estimators.Baseline() {
 		if err := opt.Baseline.check(); err != nil {
 			return nil, err
 		}

@@ -87,10 +87,14 @@ func (cfg SweepConfig) fitAt(n int64) bool {
 	return slices.Contains(cfg.FitPoints, n)
 }
 
-// dmAt reports whether DM is fitted at grid point n: a fit point where
-// its training part, the first min(n/2, keep) samples, has at least 2.
-func (cfg SweepConfig) dmAt(n, keep int64) bool {
-	return cfg.fitAt(n) && min(n/2, keep) >= 2
+// dmTrain is the size of DM's training part at grid point n, the first
+// min(n/2, keep) samples, or 0 where DM is not fitted: off the fit points
+// and below 2 samples.
+func (cfg SweepConfig) dmTrain(n, keep int64) int64 {
+	if t := min(n/2, keep); t >= 2 && cfg.fitAt(n) {
+		return t
+	}
+	return 0
 }
 
 // DMPoints is the number of model-fitting steps of the sweep, what
@@ -102,12 +106,12 @@ func (cfg SweepConfig) DMPoints() int64 {
 	if len(cfg.Estimators.DM) > 0 {
 		keep := dmKeep(grid, cfg.DMMaxTrain)
 		for _, g := range grid {
-			if cfg.dmAt(g, keep) {
+			if cfg.dmTrain(g, keep) > 0 {
 				n++
 			}
 		}
 	}
-	if cfg.dr() {
+	if cfg.Estimators.Baseline() {
 		for _, g := range grid {
 			if cfg.fitAt(g) && g >= int64(cfg.Baseline.minSamples()) {
 				n++
@@ -117,13 +121,11 @@ func (cfg SweepConfig) DMPoints() int64 {
 	return n * int64(cfg.Runs)
 }
 
-func (cfg SweepConfig) dr() bool { return cfg.Estimators.DR || cfg.Estimators.WDR }
-
 // drKeep is the number of samples of a run kept for dr: the largest grid
 // point where dr is computed (0 without dr).
 func (cfg SweepConfig) drKeep(grid []int64) int64 {
 	var keep int64
-	if cfg.dr() {
+	if cfg.Estimators.Baseline() {
 		for _, n := range grid {
 			if cfg.fitAt(n) {
 				keep = n
@@ -190,7 +192,7 @@ func (p *Plan) prepareSweep(ctx context.Context, cfg *SweepConfig) ([]int64, err
 			return nil, fmt.Errorf("offpolicy: grid %v is not increasing within 1..%d", grid, cfg.Samples)
 		}
 	}
-	if !cfg.dr() {
+	if !cfg.Estimators.Baseline() {
 		return grid, nil
 	}
 	var err error
@@ -220,7 +222,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 		keep = dmKeep(grid, cfg.DMMaxTrain)
 		set := map[int64]bool{}
 		for _, n := range grid {
-			if cfg.dmAt(n, keep) {
+			if cfg.dmTrain(n, keep) > 0 {
 				set[n], set[n/2] = true, true
 			}
 		}
@@ -243,7 +245,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			res.Values[name][k] = v
 		}
 	}
-	if len(est.DM) > 0 || cfg.dr() {
+	if len(est.DM) > 0 || cfg.Estimators.Baseline() {
 		// DM fits run one per run at a time, in parallel over runs: each
 		// fit is independent of the others and of the thread count.
 		// Their values start as NaN (simulateRun) and are filled in
@@ -278,16 +280,16 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 	// Grid points past 2·dmKeep train on the same dmKeep samples: one fit
 	// serves them all.
 	var fit dmFit
+	evalCounts := make([]int64, len(p.queries))
 	for g, n := range grid {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if !cfg.dmAt(n, dmKeep) {
+		nTrain := int(cfg.dmTrain(n, dmKeep))
+		if nTrain == 0 {
 			continue
 		}
 		half := n / 2
-		nTrain := int(min(half, dmKeep))
-		evalCounts := make([]int64, len(p.queries))
 		hi, lo := st.ckCount[ckIndex(ck, n)], st.ckCount[ckIndex(ck, half)]
 		for q := range evalCounts {
 			evalCounts[q] = hi[q] - lo[q]
@@ -310,7 +312,7 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 // sweepDR computes dr and wdr of run k at every grid point n on the first
 // n samples, cross-fitting their reward model there.
 func (p *Plan) sweepDR(ctx context.Context, cfg SweepConfig, grid []int64, st *runState, res *SweepResult, k int) error {
-	if !cfg.dr() {
+	if !cfg.Estimators.Baseline() {
 		return nil
 	}
 	for g, n := range grid {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -29,7 +30,10 @@ scores the test fold's slates of every model and of uniformly random slates.
 Training stops early (--early-stopping 50 unless given; off with --preset
 paper): SUP on the validation fold's gains, PI-OPT on targets imputed from
 slates simulated on the validation fold, so no validation label reaches PI-OPT
-but through the simulated rewards.
+but through the simulated rewards. PI-OPT keeps the round whose slates the
+validation log's PI estimate values most, starting at 0.5 and learning at rate
+0.05 (--select-by, --base-score, --pi-learning-rate); SUP and LambdaMART keep
+--learning-rate (0.1) and their validation loss.
 
 It prints the table of fold means ± standard deviations and writes
 OUT/summary.json and a self-contained OUT/report.html, which record the
@@ -66,6 +70,28 @@ func experimentParams(c *cli.Context) (trainer.Params, error) {
 		p.EarlyStopping = DefaultExperimentEarlyStopping
 	}
 	return p, err
+}
+
+// DefaultPILearningRate is PI-OPT's shrinkage in experiment unless
+// --pi-learning-rate, --learning-rate or --preset paper is given. Selecting
+// rounds by the value estimate, a smaller step leaves the validation curve
+// less room to peak early on a few trees (README, "Choosing PI-OPT's
+// trees"); SUP keeps --learning-rate.
+const DefaultPILearningRate = 0.05
+
+// piLearningRate reads PI-OPT's learning rate: 0 follows --learning-rate.
+func piLearningRate(c *cli.Context) (float64, error) {
+	if !c.IsSet("pi-learning-rate") {
+		if c.IsSet("learning-rate") || c.String("preset") == "paper" {
+			return 0, nil
+		}
+		return DefaultPILearningRate, nil
+	}
+	v := c.Float64("pi-learning-rate")
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--pi-learning-rate %v: must be positive", v)
+	}
+	return v, nil
 }
 
 func runExperiment(c *cli.Context) error {
@@ -153,6 +179,9 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 		return err
 	}
 	if cfg.SelectBy, cfg.BaseScore, err = selectChoices(c, cfg.Params); err != nil {
+		return err
+	}
+	if cfg.LearningRate, err = piLearningRate(c); err != nil {
 		return err
 	}
 	if cfg.SupTarget, err = features.ParseSupTarget(c.String("sup-target")); err != nil {

@@ -35,6 +35,8 @@ func experimentFlags() []cli.Flag {
 		flags = append(flags, f)
 	}
 	flags = append(flags, selectFlags(trainer.SelectValue, "0.5")...)
+	flags = append(flags, &cli.Float64Flag{Name: "pi-learning-rate", Usage: "PI-OPT's shrinkage `ETA` (SUP and LambdaMART keep --learning-rate)",
+		DefaultText: fmt.Sprint(DefaultPILearningRate, "; --learning-rate's when that or --preset paper is given")})
 	flags = append(flags, dataFlags()...)
 	flags = append(flags, conventionFlags()...)
 	flags = append(flags, &cli.StringFlag{Name: "grid", Usage: "train PI-OPT (per fold and metric) at every combination of `GRID`, settings KEY=V1,V2,... " +

@@ -105,24 +105,24 @@ func TestExperimentGridChoosesByValidation(t *testing.T) {
 		t.Fatalf("PI-OPT ndcg models without --grid: %v", models())
 	}
 
-	if err := runPiopt(t, append(common, "--grid", "lr=0.1,0.4")...); err != nil {
+	if err := runPiopt(t, append(common, "--grid", "lr=0.05,0.4")...); err != nil {
 		t.Fatal(err)
 	}
 	if m := models(); len(m) != 2 {
-		t.Errorf("PI-OPT ndcg models after a 2-point grid with the default lr=0.1: %v (want the default's reused and one more)", m)
+		t.Errorf("PI-OPT ndcg models after a 2-point grid with PI-OPT's default lr=0.05: %v (want the default's reused and one more)", m)
 	}
 	var s gridSummary
 	if err := json.Unmarshal(mustRead(t, filepath.Join(out, "summary.json")), &s); err != nil {
 		t.Fatal(err)
 	}
-	if s.Config["grid"] != "lr=0.1,0.4" {
+	if s.Config["grid"] != "lr=0.05,0.4" {
 		t.Errorf("config grid %v", s.Config["grid"])
 	}
 	f := s.Folds[0]
 	for _, m := range []string{"ndcg@3", "err@3"} {
 		g := f.Grid[m]
-		if len(g.Points) != 2 || g.Points[0].Setting != "lr=0.1" || g.Points[1].Setting != "lr=0.4" ||
-			g.Points[0].LR != 0.1 || g.Points[1].LR != 0.4 || g.Points[0].Leaves != 7 || g.Points[0].MaxTrees != 40 {
+		if len(g.Points) != 2 || g.Points[0].Setting != "lr=0.05" || g.Points[1].Setting != "lr=0.4" ||
+			g.Points[0].LR != 0.05 || g.Points[1].LR != 0.4 || g.Points[0].Leaves != 7 || g.Points[0].MaxTrees != 40 {
 			t.Fatalf("%s grid %+v", m, g)
 		}
 		if g.Criterion != "pi-"+m {

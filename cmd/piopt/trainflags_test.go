@@ -1,6 +1,7 @@
 package main
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/piopt/piopt/trainer"
@@ -69,6 +70,43 @@ func TestExperimentParams(t *testing.T) {
 		}
 		if got.EarlyStopping != c.want {
 			t.Errorf("%v: early stopping %d, want %d", c.args, got.EarlyStopping, c.want)
+		}
+	}
+}
+
+// PI-OPT learns at DefaultPILearningRate in experiment unless
+// --pi-learning-rate names another rate, or --learning-rate or the paper's
+// preset sets every model's (0: follow it).
+func TestPILearningRate(t *testing.T) {
+	var got float64
+	app := &cli.App{Flags: experimentFlags(), Action: func(c *cli.Context) (err error) {
+		got, err = piLearningRate(c)
+		return err
+	}}
+	req := []string{"x", "--folds", "f", "--out", "o"}
+	for _, c := range []struct {
+		args []string
+		want float64
+	}{
+		{nil, DefaultPILearningRate},
+		{[]string{"--preset", "default"}, DefaultPILearningRate},
+		{[]string{"--pi-learning-rate", "0.2"}, 0.2},
+		{[]string{"--learning-rate", "0.3"}, 0},
+		{[]string{"--preset", "paper"}, 0},
+		{[]string{"--preset", "paper", "--pi-learning-rate", "0.07"}, 0.07},
+		{[]string{"--learning-rate", "0.3", "--pi-learning-rate", "0.1"}, 0.1},
+	} {
+		if err := app.Run(append(req, c.args...)); err != nil {
+			t.Fatalf("%v: %v", c.args, err)
+		}
+		if got != c.want {
+			t.Errorf("%v: PI-OPT learning rate %v, want %v", c.args, got, c.want)
+		}
+	}
+	for _, bad := range []string{"0", "-0.1", "Inf", "NaN"} {
+		err := app.Run(append(req, "--pi-learning-rate", bad))
+		if err == nil || !strings.Contains(err.Error(), "--pi-learning-rate") {
+			t.Errorf("--pi-learning-rate %s: error %v", bad, err)
 		}
 	}
 }

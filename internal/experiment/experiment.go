@@ -64,11 +64,14 @@ type Config struct {
 	// BaseScore (SUP and LambdaMART keep Params'): by default ("") PI-OPT
 	// selects its round by Params' validation metric from the weighted mean.
 	SelectBy, BaseScore string
-	LambdaMART          bool // also train XGBoost rank:ndcg on the labels
-	SupTarget           features.SupTarget
-	Slate               ranker.SlateMethod
-	Conventions         eval.Conventions // MaxRel 0: the highest grade of the data
-	Read                data.ReadOptions
+	// LearningRate, when > 0, is PI-OPT's shrinkage in place of
+	// Params.LearningRate (SUP and LambdaMART keep Params').
+	LearningRate float64
+	LambdaMART   bool // also train XGBoost rank:ndcg on the labels
+	SupTarget    features.SupTarget
+	Slate        ranker.SlateMethod
+	Conventions  eval.Conventions // MaxRel 0: the highest grade of the data
+	Read         data.ReadOptions
 	// RandomSamples is unused (random ERR is exact); kept in the cache keys
 	// and summary of older runs.
 	RandomSamples int
@@ -253,6 +256,9 @@ func (r *runner) configJSON() map[string]any {
 		"slate":      c.Slate.String(),
 		"lambdamart": c.LambdaMART,
 	}
+	if pp := c.pioptParams().String(); pp != c.Params.String() {
+		m["pi_opt_params"] = pp // only when PI-OPT's differ, as in the result keys
+	}
 	if g := c.Grid.String(); g != "" {
 		m["grid"] = g // only with a grid, so that other summaries keep their bytes
 	}
@@ -419,7 +425,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	// Results cached while random ERR was a Monte Carlo estimate hold
 	// other random values: they are not reused.
 	parts = append(parts, "random-err-exact")
-	if pp := r.pioptParams(); pp.String() != c.Params.String() {
+	if pp := c.pioptParams(); pp.String() != c.Params.String() {
 		parts = append(parts, pp) // only when it differs, so that older results keep their keys
 	}
 	if g := c.Grid.String(); g != "" {
@@ -529,7 +535,7 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 			return err
 		}
 	}
-	p := r.pioptParams()
+	p := c.pioptParams()
 	piPath := filepath.Join(fr.dir, fmt.Sprintf("pi-opt-%s-%s.model", k, key("pi-opt", tKey, vKey, p)))
 	var value *trainer.SlateValue
 	if p.SelectBy == trainer.SelectValue {
@@ -735,9 +741,12 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 }
 
 // pioptParams are the training parameters of PI-OPT: Params with its own
-// selection criterion and starting value.
-func (r *runner) pioptParams() trainer.Params {
-	p := r.cfg.Params
-	p.SelectBy, p.BaseScore = r.cfg.SelectBy, r.cfg.BaseScore
+// selection criterion, starting value and learning rate.
+func (c Config) pioptParams() trainer.Params {
+	p := c.Params
+	p.SelectBy, p.BaseScore = c.SelectBy, c.BaseScore
+	if c.LearningRate > 0 {
+		p.LearningRate = c.LearningRate
+	}
 	return p
 }

@@ -24,6 +24,21 @@ import (
 	"github.com/piopt/piopt/trainer"
 )
 
+// synthFolds generates a synthetic dataset of the given queries (seed 3)
+// and returns the given folds of it.
+func synthFolds(t *testing.T, queries int, only ...int) []Fold {
+	t.Helper()
+	dir := t.TempDir()
+	if _, err := synth.Generate(context.Background(), dir, synth.Config{Queries: queries, Seed: 3}); err != nil {
+		t.Fatal(err)
+	}
+	folds, err := FindFolds(dir, only, FoldOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return folds
+}
+
 func smallConfig(t *testing.T, folds []Fold, out string) Config {
 	t.Helper()
 	p := trainer.Defaults()
@@ -44,14 +59,7 @@ func TestRunLearnsAndResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains XGBoost models")
 	}
-	dir := t.TempDir()
-	if _, err := synth.Generate(context.Background(), dir, synth.Config{Queries: 150, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	folds, err := FindFolds(dir, []int{1, 2}, FoldOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	folds := synthFolds(t, 150, 1, 2)
 	out := filepath.Join(t.TempDir(), "out")
 	var log bytes.Buffer
 	cfg := smallConfig(t, folds, out)
@@ -254,18 +262,11 @@ func checkRunFiles(t *testing.T, s1, s2 *Summary) {
 // A given maxrel below the data's highest grade is refused before any stage
 // runs: no targets, models or results are written.
 func TestRunRefusesLowMaxRel(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := synth.Generate(context.Background(), dir, synth.Config{Queries: 30, Seed: 3}); err != nil {
-		t.Fatal(err)
-	}
-	folds, err := FindFolds(dir, []int{1}, FoldOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	folds := synthFolds(t, 30, 1)
 	out := filepath.Join(t.TempDir(), "out")
 	cfg := smallConfig(t, folds, out)
 	cfg.Conventions.MaxRel = 1
-	_, err = Run(context.Background(), cfg)
+	_, err := Run(context.Background(), cfg)
 	if err == nil || err.Error() != "--maxrel 1 is below the data's highest grade 4" {
 		t.Fatalf("err = %v", err)
 	}
@@ -273,6 +274,49 @@ func TestRunRefusesLowMaxRel(t *testing.T) {
 	for _, e := range entries {
 		if !strings.HasPrefix(e.Name(), "maxlabel-") {
 			t.Errorf("%s written before the maxrel check", e.Name())
+		}
+	}
+}
+
+// TestPIOPTLearningRate: Config.LearningRate trains PI-OPT alone at its
+// rate (SUP keeps Params'), and the summary and the table say so; at 0
+// PI-OPT follows Params' rate.
+func TestPIOPTLearningRate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains XGBoost models")
+	}
+	folds := synthFolds(t, 60, 1)
+	for _, rate := range []float64{0, 0.3} {
+		out := filepath.Join(t.TempDir(), "out")
+		cfg := smallConfig(t, folds, out)
+		cfg.LambdaMART, cfg.Metrics, cfg.Params.Trees, cfg.Params.EarlyStopping = false, []eval.Kind{eval.KindNDCG}, 10, 5
+		cfg.SelectBy, cfg.BaseScore, cfg.LearningRate = trainer.SelectValue, "0.5", rate
+		s, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantPI := "learning_rate=0.1 "
+		if rate > 0 {
+			wantPI = "learning_rate=0.3 "
+		}
+		for name, want := range map[string]string{"pi-opt-ndcg-*.model": wantPI, "sup-*.model": "learning_rate=0.1 "} {
+			models, _ := filepath.Glob(filepath.Join(out, "fold1", name))
+			if len(models) != 1 {
+				t.Fatalf("rate %v: models %s: %v", rate, name, models)
+			}
+			b, err := os.ReadFile(models[0])
+			if err != nil || !bytes.Contains(b, []byte(want)) {
+				t.Errorf("rate %v: %s lacks %q (%v)", rate, models[0], want, err)
+			}
+		}
+		pp, ok := s.Config["pi_opt_params"].(string)
+		if !ok || !strings.Contains(pp, wantPI) || !strings.Contains(pp, "select_by=value base_score=0.5") ||
+			!strings.Contains(s.Config["params"].(string), "learning_rate=0.1 ") {
+			t.Errorf("rate %v: summary config %v", rate, s.Config)
+		}
+		note := "PI-OPT learns at rate 0.3 (--pi-learning-rate), SUP and LambdaMART at 0.1 (--learning-rate)"
+		if got := slices.Contains(s.Notes, note); got != (rate > 0) {
+			t.Errorf("rate %v: notes %q", rate, s.Notes)
 		}
 	}
 }

@@ -174,8 +174,7 @@ func (c Config) CheckGrid() error {
 	if len(c.Grid.Settings) == 0 {
 		return nil
 	}
-	p := c.Params
-	p.SelectBy, p.BaseScore = c.SelectBy, c.BaseScore
+	p := c.pioptParams()
 	if p.SelectBy != trainer.SelectValue || p.EarlyStopping < 1 {
 		return fmt.Errorf("--grid chooses by the estimated value on the validation log: it needs --select-by %s and --early-stopping > 0", trainer.SelectValue)
 	}
@@ -240,7 +239,7 @@ func (r *runner) trainGrid(ctx context.Context, fr *foldRun, k eval.Kind, tKey, 
 	if value == nil {
 		return fmt.Errorf("--grid needs PI-OPT selected by value on a validation log")
 	}
-	base := r.pioptParams()
+	base := r.cfg.pioptParams()
 	g := &GridResult{}
 	var models []*ranker.Model
 	var sels []*Selection

@@ -127,6 +127,10 @@ func (r *runner) notes() []string {
 	if r.cfg.Params.Subsample >= 1 {
 		n = append(n, SeedNote)
 	}
+	if pp := r.cfg.pioptParams(); pp.LearningRate != r.cfg.Params.LearningRate {
+		n = append(n, fmt.Sprintf("PI-OPT learns at rate %g (--pi-learning-rate), SUP and LambdaMART at %g (--learning-rate)",
+			pp.LearningRate, r.cfg.Params.LearningRate))
+	}
 	return n
 }
 

@@ -142,3 +142,27 @@ func TestReportTables(t *testing.T) {
 		}
 	}
 }
+
+// summary.json's config has pi_opt_params only where PI-OPT's training
+// parameters differ from Params, so that the summaries of runs that train
+// every model alike keep their bytes.
+func TestConfigPIOPTParams(t *testing.T) {
+	p := trainer.Defaults()
+	p.EarlyStopping = 50
+	for _, c := range []struct {
+		selectBy, base string
+		rate           float64
+		want           string // "": no key
+	}{
+		{"", "", 0, ""},
+		{"", "", 0.1, ""},
+		{"", "", 0.05, strings.Replace(p.String(), "learning_rate=0.1 ", "learning_rate=0.05 ", 1)},
+		{trainer.SelectValue, "0.5", 0.05, strings.Replace(p.String(), "learning_rate=0.1 ", "learning_rate=0.05 ", 1) + " select_by=value base_score=0.5"},
+	} {
+		r := &runner{cfg: Config{Params: p, SelectBy: c.selectBy, BaseScore: c.base, LearningRate: c.rate}}
+		got, ok := r.configJSON()["pi_opt_params"]
+		if c.want == "" && ok || c.want != "" && got != c.want {
+			t.Errorf("%+v: pi_opt_params %v (%v), want %q", c, got, ok, c.want)
+		}
+	}
+}

@@ -279,6 +279,10 @@ func (b *builder) limitBytes(text int64) int64 {
 	return max(1<<30, 64*text)
 }
 
+// minMemoryBound is the least memory checkSize assumes available, whatever
+// the system reports.
+const minMemoryBound = 64 << 20
+
 // checkSize refuses a dense matrix of nd documents × stride features that
 // is unreasonably large for the text (when the feature count comes from the
 // data) or larger than the memory available (whatever its source), before
@@ -295,6 +299,10 @@ func (b *builder) checkSize(nd, stride, line int) (int64, error) {
 	if !ok {
 		return math.MaxInt64, nil
 	}
+	// The reading is the kernel's estimate of one moment: a host squeezed
+	// for a second once reported 0.0 GiB and refused a 310-document file.
+	// A matrix this small is not what exhausts memory.
+	avail = max(avail, minMemoryBound)
 	if bytes > avail {
 		what := fmt.Sprintf("--features %d", b.sx.features)
 		if b.sx.features == 0 {

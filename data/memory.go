@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 )
@@ -17,16 +18,28 @@ var memAvailable = AvailableMemory
 // memory.max, or v1 memory.limit_in_bytes). ok is false when none of these
 // can be read (not Linux, no /proc): the caller then has no bound to check.
 func AvailableMemory() (n int64, ok bool) {
-	n, ok = memInfoAvailable("/proc/meminfo")
-	for _, f := range [][2]string{
-		{"/sys/fs/cgroup/memory.max", "/sys/fs/cgroup/memory.current"},
-		{"/sys/fs/cgroup/memory/memory.limit_in_bytes", "/sys/fs/cgroup/memory/memory.usage_in_bytes"},
+	return availableMemory("/")
+}
+
+// availableMemory is AvailableMemory with /proc and /sys under root.
+func availableMemory(root string) (n int64, ok bool) {
+	n, ok = readField(filepath.Join(root, "proc/meminfo"), "MemAvailable:")
+	for _, c := range []struct{ limit, usage, stat, inactive string }{
+		{"memory.max", "memory.current", "memory.stat", "inactive_file"},
+		{"memory/memory.limit_in_bytes", "memory/memory.usage_in_bytes", "memory/memory.stat", "total_inactive_file"},
 	} {
-		limit, lok := readInt(f[0])
+		dir := filepath.Join(root, "sys/fs/cgroup")
+		limit, lok := readInt(filepath.Join(dir, c.limit))
 		if !lok || limit <= 0 || limit >= 1<<60 { // "max", or v1's "unlimited"
 			continue
 		}
-		used, _ := readInt(f[1])
+		used, _ := readInt(filepath.Join(dir, c.usage))
+		// The usage counts the page cache of files read or written, which
+		// the kernel drops before it runs out: its inactive part is room
+		// (as container runtimes count a working set).
+		if inactive, iok := readField(filepath.Join(dir, c.stat), c.inactive); iok {
+			used = max(used-inactive, 0)
+		}
 		room := max(limit-used, 0)
 		if !ok || room < n {
 			n = room
@@ -36,8 +49,10 @@ func AvailableMemory() (n int64, ok bool) {
 	return n, ok
 }
 
-// memInfoAvailable reads the MemAvailable line of a meminfo file.
-func memInfoAvailable(path string) (int64, bool) {
+// readField reads the number after key at the start of a line of a
+// meminfo or memory.stat file ("MemAvailable:   123 kB", "inactive_file
+// 123"), in bytes.
+func readField(path, key string) (int64, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, false
@@ -45,10 +60,16 @@ func memInfoAvailable(path string) (int64, bool) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		if rest, ok := bytes.CutPrefix(sc.Bytes(), []byte("MemAvailable:")); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(string(rest)), " kB"), 10, 64)
-			return kb << 10, err == nil
+		rest, ok := bytes.CutPrefix(sc.Bytes(), []byte(key))
+		if !ok || len(rest) == 0 || rest[0] != ' ' && rest[0] != '\t' {
+			continue
 		}
+		v, kb := strings.CutSuffix(strings.TrimSpace(string(rest)), " kB")
+		n, err := strconv.ParseInt(v, 10, 64)
+		if kb {
+			n <<= 10
+		}
+		return n, err == nil
 	}
 	return 0, false
 }

@@ -412,19 +412,65 @@ func TestReadMemoryLimit(t *testing.T) {
 	if err != nil || ds.NumFeatures != 838860 {
 		t.Errorf("838860 features: %v", err)
 	}
+	// A reading of (almost) nothing still lets a matrix of minMemoryBound
+	// through, and refuses one larger, saying the bound it used.
+	for _, n := range []int64{0, 1 << 10} {
+		memAvailable = func() (int64, bool) { return n, true }
+		if ds, err := Read(strings.NewReader(text), "tiny.txt", ReadOptions{Features: minMemoryBound / (4 * 20)}); err != nil || ds.NumDocs() != 20 {
+			t.Errorf("%d bytes available, a %d-byte matrix: %v", n, minMemoryBound, err)
+		}
+		_, err := Read(strings.NewReader(text), "tiny.txt", ReadOptions{Features: minMemoryBound/(4*20) + 1})
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than the 0.1 GiB of memory available; at most 838860 features fit for 20 documents") {
+			t.Errorf("%d bytes available, a matrix above %d bytes: %v", n, minMemoryBound, err)
+		}
+	}
 }
 
+// TestAvailableMemory reads fake /proc and /sys trees: MemAvailable, lowered
+// to the room under a cgroup v2 or v1 limit, where the inactive page cache
+// counts as room.
 func TestAvailableMemory(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "meminfo")
-	os.WriteFile(path, []byte("MemTotal:       32768000 kB\nMemAvailable:    1024 kB\n"), 0o644)
-	if n, ok := memInfoAvailable(path); !ok || n != 1<<20 {
-		t.Errorf("memInfoAvailable = %d, %v", n, ok)
+	const meminfo = "MemTotal:       32768000 kB\nMemAvailable:    1024000 kB\nMemAvailableX: 1 kB\n"
+	const v2, v1 = "sys/fs/cgroup/", "sys/fs/cgroup/memory/"
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  int64 // -1: not ok
+	}{
+		{"nothing", nil, -1},
+		{"meminfo", map[string]string{"proc/meminfo": meminfo}, 1024000 << 10},
+		{"meminfo without the line", map[string]string{"proc/meminfo": "MemTotal: 1 kB\n"}, -1},
+		{"v2 unlimited", map[string]string{"proc/meminfo": meminfo, v2 + "memory.max": "max\n", v2 + "memory.current": "5\n"}, 1024000 << 10},
+		{"v2 limit", map[string]string{"proc/meminfo": meminfo, v2 + "memory.max": "1000000\n", v2 + "memory.current": "400000\n"}, 600000},
+		{"v2 limit, page cache", map[string]string{"proc/meminfo": meminfo, v2 + "memory.max": "1000000\n", v2 + "memory.current": "900000\n",
+			v2 + "memory.stat": "anon 100000\nfile 800000\nactive_file 50000\ninactive_file 750000\n"}, 850000},
+		{"v2 over its limit", map[string]string{v2 + "memory.max": "1000\n", v2 + "memory.current": "2000\n"}, 0},
+		{"v2 limit above meminfo", map[string]string{"proc/meminfo": meminfo, v2 + "memory.max": "999999999999\n", v2 + "memory.current": "0\n"}, 1024000 << 10},
+		{"v1 unlimited", map[string]string{"proc/meminfo": meminfo, v1 + "memory.limit_in_bytes": "9223372036854771712\n"}, 1024000 << 10},
+		{"v1 limit, page cache", map[string]string{"proc/meminfo": meminfo, v1 + "memory.limit_in_bytes": "1000000\n", v1 + "memory.usage_in_bytes": "700000\n",
+			v1 + "memory.stat": "inactive_file 1\ntotal_inactive_file 200000\n"}, 500000},
+	} {
+		root := t.TempDir()
+		for name, text := range c.files {
+			path := filepath.Join(root, name)
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		n, ok := availableMemory(root)
+		if c.want < 0 && ok || c.want >= 0 && (!ok || n != c.want) {
+			t.Errorf("%s: %d, %v; want %d", c.name, n, ok, c.want)
+		}
 	}
-	if _, ok := memInfoAvailable(filepath.Join(t.TempDir(), "none")); ok {
-		t.Error("missing file reads")
-	}
-	if n, ok := AvailableMemory(); ok && n <= 0 {
-		t.Errorf("AvailableMemory = %d", n)
+	// The real reading varies (and may be near 0 on a squeezed host); it is
+	// there wherever /proc/meminfo is.
+	if _, err := os.Stat("/proc/meminfo"); err == nil {
+		if n, ok := AvailableMemory(); !ok || n < 0 {
+			t.Errorf("AvailableMemory = %d, %v with /proc/meminfo", n, ok)
+		}
 	}
 }
 

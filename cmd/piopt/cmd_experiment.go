@@ -75,8 +75,8 @@ func experimentParams(c *cli.Context) (trainer.Params, error) {
 // DefaultPILearningRate is PI-OPT's shrinkage in experiment unless
 // --pi-learning-rate, --learning-rate or --preset paper is given. Selecting
 // rounds by the value estimate, a smaller step leaves the validation curve
-// less room to peak early on a few trees (README, "Choosing PI-OPT's
-// trees"); SUP keeps --learning-rate.
+// less room to peak early on a few trees (README, "Choosing models
+// without labels"); SUP keeps --learning-rate.
 const DefaultPILearningRate = 0.05
 
 // piLearningRate reads PI-OPT's learning rate: 0 follows --learning-rate.

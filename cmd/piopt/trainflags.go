@@ -67,7 +67,7 @@ func trainParams(c *cli.Context) (trainer.Params, error) {
 
 // selectFlags are PI-OPT's model-selection flags, with the command's
 // defaults: experiment selects by value from 0.5 (README, "Choosing
-// PI-OPT's trees"), train keeps the validation loss from the mean.
+// models without labels"), train keeps the validation loss from the mean.
 func selectFlags(selectBy, baseScore string) []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "select-by", Value: selectBy, Usage: "`CRITERION` choosing PI-OPT's best round (and stopping early): value (the PI estimate of its slates' value on the validation log; no label read) or rmse (validation loss on the imputed targets)"},

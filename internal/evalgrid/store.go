@@ -77,7 +77,7 @@ func (r *runner) settings(c Condition) (string, error) {
 	add(specs...)
 	add(cfg.Samples, cfg.Runs, cfg.Seed, r.grid, cfg.Estimators.Names())
 	add(cfg.DM.Depth, cfg.DM.L1, cfg.DMMaxTrain)
-	if len(cfg.Estimators.DM) > 0 || cfg.Estimators.Baseline() {
+	if cfg.Estimators.FitsModels() {
 		add("fit points", cfg.FitPoints())
 	}
 	if cfg.Estimators.PICV {

@@ -256,8 +256,8 @@ func (r *runner) configJSON() map[string]any {
 		"slate":      c.Slate.String(),
 		"lambdamart": c.LambdaMART,
 	}
-	if pp := c.pioptParams().String(); pp != c.Params.String() {
-		m["pi_opt_params"] = pp // only when PI-OPT's differ, as in the result keys
+	if c.pioptOwn() {
+		m["pi_opt_params"] = c.pioptParams().String() // only then, as in the result keys
 	}
 	if g := c.Grid.String(); g != "" {
 		m["grid"] = g // only with a grid, so that other summaries keep their bytes
@@ -425,8 +425,8 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	// Results cached while random ERR was a Monte Carlo estimate hold
 	// other random values: they are not reused.
 	parts = append(parts, "random-err-exact")
-	if pp := c.pioptParams(); pp.String() != c.Params.String() {
-		parts = append(parts, pp) // only when it differs, so that older results keep their keys
+	if c.pioptOwn() {
+		parts = append(parts, c.pioptParams()) // only then, so that older results keep their keys
 	}
 	if g := c.Grid.String(); g != "" {
 		parts = append(parts, "grid", g) // likewise only with a grid
@@ -750,3 +750,7 @@ func (c Config) pioptParams() trainer.Params {
 	}
 	return p
 }
+
+// pioptOwn reports whether PI-OPT trains with parameters other than
+// Params': the summary and the result keys then record them.
+func (c Config) pioptOwn() bool { return c.pioptParams().String() != c.Params.String() }

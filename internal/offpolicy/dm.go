@@ -122,11 +122,10 @@ type dmFit struct {
 
 // directMethod trains every model the DM variants need on the first nTrain
 // samples of train and evaluates the variants on the evaluation part,
-// described by its per-query sample counts. A non-nil cache holding a fit
-// on the same nTrain samples is reused (a sweep whose training part is
-// capped fits once for every larger grid point); otherwise the new fit is
-// stored in it.
-func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, evalCounts []int64, regs map[string]Regressor, variants []DMVariant, cache *dmFit) (map[string]*Estimate, error) {
+// described by its per-query sample counts. fit is reused when it was made
+// on the same nTrain samples (a sweep whose training part is capped fits
+// once for every larger grid point), and made again in place otherwise.
+func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, evalCounts []int64, regs map[string]Regressor, variants []DMVariant, fit *dmFit) (map[string]*Estimate, error) {
 	out := map[string]*Estimate{}
 	if len(variants) == 0 {
 		return out, nil
@@ -148,16 +147,12 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 		}
 		return out, nil
 	}
-	fit := cache
-	if fit == nil || fit.nTrain != nTrain { // nTrain ≥ 1 here: a zero cache never matches
+	if fit.nTrain != nTrain { // nTrain ≥ 1 here: a new dmFit never matches
 		f, err := p.fitDM(ctx, train, nTrain, regs, variants)
 		if err != nil {
 			return nil, err
 		}
-		if cache != nil {
-			*cache = *f
-		}
-		fit = f
+		*fit = *f
 	}
 	for _, v := range variants {
 		e := &Estimate{N: nEval, TrainRows: int64(nTrain)}

@@ -42,6 +42,10 @@ type Estimators struct {
 // a reward model (EvalOptions.Baseline, SweepConfig.Baseline).
 func (e Estimators) Baseline() bool { return e.DR || e.WDR }
 
+// FitsModels reports whether an estimator that fits models is asked: DM's
+// variants, dr or wdr (SweepConfig.FitPoints).
+func (e Estimators) FitsModels() bool { return len(e.DM) > 0 || e.Baseline() }
+
 // Names returns the estimators' JSON keys in canonical order.
 func (e Estimators) Names() []string {
 	var out []string

@@ -205,7 +205,7 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 		res.Estimates[OnPolicy] = o
 	}
 	if len(est.DM) > 0 {
-		dm, err := p.directMethod(ctx, e.dm, e.dm.len(), e.dmEval, e.opt.Regressors, est.DM, nil)
+		dm, err := p.directMethod(ctx, e.dm, e.dm.len(), e.dmEval, e.opt.Regressors, est.DM, new(dmFit))
 		if err != nil {
 			return nil, err
 		}

@@ -245,7 +245,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			res.Values[name][k] = v
 		}
 	}
-	if len(est.DM) > 0 || cfg.Estimators.Baseline() {
+	if est.FitsModels() {
 		// DM fits run one per run at a time, in parallel over runs: each
 		// fit is independent of the others and of the thread count.
 		// Their values start as NaN (simulateRun) and are filled in

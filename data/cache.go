@@ -16,7 +16,7 @@ import (
 	"path/filepath"
 	"sync"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 )
 
 // The binary cache keeps a parsed file in one file per (absolute path,

@@ -10,7 +10,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 )
 
 // loadFailingCache reads src as LoadContext does, with the entry's write

@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"slices"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 )
 
 // cacheName matches a cache entry, HASH.dataset, and the temporary files

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/piopt/piopt/data/datatest"
+	"github.com/piopt/piopt/internal/datatest"
 )
 
 func commentOpts() ReadOptions { return ReadOptions{NoCache: true, DocIDs: DocComment} }

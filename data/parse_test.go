@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piopt/piopt/data/datatest"
+	"github.com/piopt/piopt/internal/datatest"
 )
 
 func TestParseLine(t *testing.T) {

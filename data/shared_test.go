@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piopt/piopt/data/datatest"
+	"github.com/piopt/piopt/internal/datatest"
 )
 
 // The real LETOR files in ../shared/data (see each SOURCE.md). Every data

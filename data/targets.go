@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 )
 
 // Targets are the regression targets of PI-OPT: one row per logged query,

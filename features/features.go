@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/parallel"
+	"github.com/piopt/piopt/internal/parallel"
 )
 
 // Matrix is a design matrix with its labels, row weights and query groups.

@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/datatest"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/datatest"
 )
 
 // TestMQ2008TargetError measures how far the averaged φ̂ of every query of

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	"github.com/piopt/piopt/data/parallel"
+	"github.com/piopt/piopt/internal/parallel"
 )
 
 // Rewarder scores a slate of candidate indices of query q, e.g. an

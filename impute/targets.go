@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/parallel"
+	"github.com/piopt/piopt/internal/parallel"
 )
 
 // TargetOptions control ComputeTargets.

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 )
 
 // exactRandomERR enumerates every ordered slate of min(k, m) documents: an

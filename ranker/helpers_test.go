@@ -6,8 +6,8 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/xgbmodel"
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 )
 
 // Test helpers: hand-made XGBoost models (written in XGBoost 1.7's own

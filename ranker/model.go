@@ -9,9 +9,9 @@ import (
 
 	"github.com/dmitryikh/leaves"
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/parallel"
 )
 
 // Model is a piopt model (an XGBoost gbtree regressor or ranker with piopt's

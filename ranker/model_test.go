@@ -11,8 +11,8 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/data/xgbmodel"
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 )
 
 // A PI-OPT model whose score is known by hand: 10 in slot 1, 20 in slot 2,

@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data/xgbmodel"
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 )
 
 // predictOne scores one float32 row with m.

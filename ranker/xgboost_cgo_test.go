@@ -20,10 +20,10 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/datatest"
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/datatest"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/xgboosttest"
 	"github.com/piopt/piopt/trainer/xgboost"
-	"github.com/piopt/piopt/trainer/xgboost/xgboosttest"
 )
 
 var supMeta = features.Meta{Kind: features.KindSUP, Features: 2, Metric: "gain"}

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/piopt/piopt/data/parallel"
 	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/parallel"
 	"github.com/piopt/piopt/trainer/xgboost"
 )
 

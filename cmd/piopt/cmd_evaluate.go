@@ -6,9 +6,9 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -109,7 +109,7 @@ func runEvaluate(c *cli.Context) error {
 	if opt.Baseline, err = opeBaseline(c, opt.Estimators, plan, c.Int("threads")); err != nil {
 		return err
 	}
-	res, err := plan.EvaluateLog(c.Context, lr, offpolicy.LogEvaluation{
+	res, err := plan.EvaluateLog(c.Context, lr, ope.LogEvaluation{
 		Options: opt, DMShare: c.Float64("dm-train"), NonAdditive: haveMetric && metric.Kind == eval.KindERR,
 		Open: func() (*data.LogReader, error) {
 			lr, err := data.OpenLogAssuming(logPath, ds, assumed)
@@ -127,10 +127,10 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	iv := opt.Intervals
-	info := offpolicy.EvaluateSetup{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
+	info := ope.EvaluateSetup{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
 		Slots: ls.Slots, Logging: ls.Logging.String(), RankBy: ls.RankBy, Candidates: ls.Limit, Target: target.Name(),
 		Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
-		TrueValue: offpolicy.Float(res.TrueValue), Command: commandLine()}
+		TrueValue: ope.Float(res.TrueValue), Command: commandLine()}
 	if ls.Policy != nil {
 		info.Policy, info.Logging, info.Queries = ls.Policy.Name, "", plan.Candidates.NumQueries()
 	}
@@ -141,47 +141,47 @@ func runEvaluate(c *cli.Context) error {
 	}
 	info.WriteTable(os.Stdout, res)
 	if p := c.String("json"); p != "" {
-		return writeJSON(p, offpolicy.EstimatesJSON(&info, res))
+		return writeJSON(p, ope.EstimatesJSON(&info, res))
 	}
 	return nil
 }
 
 // evaluateOptions reads the flags of the estimators and their intervals,
 // and --slate.
-func evaluateOptions(c *cli.Context) (offpolicy.EvalOptions, ranker.SlateMethod, error) {
+func evaluateOptions(c *cli.Context) (ope.EvalOptions, ranker.SlateMethod, error) {
 	var method ranker.SlateMethod
 	if err := checkOPEFlags(c); err != nil {
-		return offpolicy.EvalOptions{}, method, err
+		return ope.EvalOptions{}, method, err
 	}
 	est, err := opeEstimators(c)
 	if err != nil {
-		return offpolicy.EvalOptions{}, method, err
+		return ope.EvalOptions{}, method, err
 	}
 	delta := c.Float64("delta")
 	if !(delta > 0 && delta < 1) {
-		return offpolicy.EvalOptions{}, method, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
+		return ope.EvalOptions{}, method, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
 	}
 	lo, hi, err := parseRange(c.String("reward-range"))
 	if err != nil {
-		return offpolicy.EvalOptions{}, method, err
+		return ope.EvalOptions{}, method, err
 	}
 	if frac := c.Float64("dm-train"); !(frac > 0 && frac < 1) {
-		return offpolicy.EvalOptions{}, method, fmt.Errorf("--dm-train %g: must lie in (0, 1)", frac)
+		return ope.EvalOptions{}, method, fmt.Errorf("--dm-train %g: must lie in (0, 1)", frac)
 	}
 	if c.Int("bootstrap") < 0 {
-		return offpolicy.EvalOptions{}, method, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
+		return ope.EvalOptions{}, method, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
 	}
 	if method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
-		return offpolicy.EvalOptions{}, method, fmt.Errorf("--slate: %w", err)
+		return ope.EvalOptions{}, method, fmt.Errorf("--slate: %w", err)
 	}
-	return offpolicy.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"),
-		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}, method, nil
+	return ope.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"),
+		Intervals: ope.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}, method, nil
 }
 
 // evaluatePlan builds the logging setup's candidates, the target and the
 // plan of the estimators (with the reward's scorer when the log names a
 // metric).
-func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, metric eval.Metric, haveMetric bool) (*offpolicy.Plan, *offpolicy.Target, error) {
+func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, metric eval.Metric, haveMetric bool) (*ope.Plan, *ope.Target, error) {
 	popt, err := opePolicyOptions(c)
 	if err != nil {
 		return nil, nil, err

@@ -6,11 +6,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/piopt/piopt/internal/evalgrid"
-	"github.com/piopt/piopt/internal/experiment"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/internal/lab/evalgrid"
+	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ope"
 	"github.com/urfave/cli/v2"
 )
 
@@ -97,7 +97,7 @@ func runEvaluateGrid(c *cli.Context) error {
 	if p := c.String("policy-data"); p != "" {
 		paths = append(paths, p)
 	}
-	if cfg.Inputs, err = offpolicy.HashInputs(paths...); err != nil {
+	if cfg.Inputs, err = ope.HashInputs(paths...); err != nil {
 		return err
 	}
 	n := int64(len(cfg.Grid.Conditions()))

@@ -5,11 +5,11 @@ import (
 	"os"
 	"time"
 
-	"github.com/piopt/piopt/data/parallel"
-	"github.com/piopt/piopt/internal/experiment"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/internal/lab/experiment"
+	"github.com/piopt/piopt/internal/parallel"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -94,7 +94,7 @@ func runEvaluateSweep(c *cli.Context) error {
 	}
 	tLoad := time.Since(t0)
 	t0 = time.Now()
-	inputs, err := offpolicy.HashInputs(ds.Source)
+	inputs, err := ope.HashInputs(ds.Source)
 	if err != nil {
 		return err
 	}
@@ -116,10 +116,10 @@ func runEvaluateSweep(c *cli.Context) error {
 		return err
 	}
 	pv, xv := experiment.Versions()
-	out := offpolicy.NewSweepReport(offpolicy.SweepSetup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
+	out := ope.NewSweepReport(ope.SweepSetup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
 		Slots: slots, Candidates: ls.Limit, Logging: ls.Logging.String(), RankBy: ls.RankBy, CandidatesBy: ls.CandidatesBy, Target: target.Name(), Samples: n, Runs: runs,
 		DMMaxTrain: c.Int("dm-max-train"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv, Inputs: inputs}, plan, res)
-	out.Run = offpolicy.NewSweepRun(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
+	out.Run = ope.NewSweepRun(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
 		"policies": tPolicies, "prepare": tPrepare, "simulate": res.SimulateTime, "dm": res.DMTime})
 	out.WriteTable(os.Stdout)
 	fits := "DM"
@@ -151,15 +151,15 @@ func checkSweepFlags(c *cli.Context) error {
 }
 
 // sweep runs the plan's sweep as the flags say, showing progress.
-func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*offpolicy.SweepResult, error) {
+func sweep(c *cli.Context, plan *ope.Plan, est ope.Estimators) (*ope.SweepResult, error) {
 	n, runs := c.Int64("samples"), c.Int("runs")
-	grid := offpolicy.LogGrid(c.Int64("min-samples"), n, c.Int("points-per-decade"))
+	grid := ope.LogGrid(c.Int64("min-samples"), n, c.Int("points-per-decade"))
 	// Runs are simulated and DM-fitted min(threads, runs) at a time; each
 	// DM fit gets the threads left over.
 	threads := parallel.Workers(c.Int("threads"))
 	fitThreads := max(1, threads/min(threads, runs))
 	bar := progress.New(os.Stderr, "evaluate-sweep", n*int64(runs), "samples")
-	cfg := offpolicy.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
+	cfg := ope.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
 		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add,
 		CVFolds: c.Int("cv-folds")}
 	var err error
@@ -182,6 +182,6 @@ func sweep(c *cli.Context, plan *offpolicy.Plan, est offpolicy.Estimators) (*off
 
 // writeSweepFiles writes --json and --html, and the run record beside
 // them.
-func writeSweepFiles(c *cli.Context, out *offpolicy.SweepReport) error {
+func writeSweepFiles(c *cli.Context, out *ope.SweepReport) error {
 	return out.WriteFiles(c.String("json"), c.String("html"))
 }

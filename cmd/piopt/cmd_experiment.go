@@ -10,7 +10,7 @@ import (
 
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"

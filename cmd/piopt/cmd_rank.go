@@ -9,7 +9,7 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"

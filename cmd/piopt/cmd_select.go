@@ -7,9 +7,9 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -20,8 +20,8 @@ func selectCommand() *cli.Command {
 		&cli.StringFlag{Name: "logs", Required: true, Usage: "slate log `FILE` (piopt-log v1; gzip allowed)"},
 		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
 		&cli.StringFlag{Name: "models", Required: true, Usage: "comma-separated `LIST` of the rankers to rank: a model file PATH (= model:PATH), or any --target spelling of evaluate (model:PATH, feature:K, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), each optionally NAME=SPEC to name it"},
-		&cli.StringFlag{Name: "estimator", Value: offpolicy.WPI, Usage: "`ESTIMATOR` the models are ranked by: pi, wpi, ips or wips"},
-		&cli.StringFlag{Name: "interval", Value: offpolicy.IntervalBernstein, Usage: "`KIND` of interval shown and compared with the best model's: bernstein (the paper's Theorem 1), empirical-bernstein or bootstrap"},
+		&cli.StringFlag{Name: "estimator", Value: ope.WPI, Usage: "`ESTIMATOR` the models are ranked by: pi, wpi, ips or wips"},
+		&cli.StringFlag{Name: "interval", Value: ope.IntervalBernstein, Usage: "`KIND` of interval shown and compared with the best model's: bernstein (the paper's Theorem 1), empirical-bernstein or bootstrap"},
 		&cli.Float64Flag{Name: "delta", Value: 0.05, Usage: "every interval holds with probability ≥ 1 − `DELTA`"},
 		&cli.IntFlag{Name: "bootstrap", Value: 200, Usage: "Poisson-bootstrap `REPLICATES` (0: no bootstrap interval)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of the bootstrap (and of Monte Carlo Γ, and of fitting tree:/lasso: rankers)"},
@@ -81,7 +81,7 @@ func runSelect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sel, err := offpolicy.Select(c.Context, cfg)
+	sel, err := ope.Select(c.Context, cfg)
 	if err != nil {
 		return err
 	}
@@ -96,37 +96,37 @@ func runSelect(c *cli.Context) error {
 	return nil
 }
 
-// selectConfig maps the flags to the selection; offpolicy.Select checks
+// selectConfig maps the flags to the selection; ope.Select checks
 // --estimator and --interval.
-func selectConfig(c *cli.Context) (offpolicy.SelectConfig, error) {
+func selectConfig(c *cli.Context) (ope.SelectConfig, error) {
 	delta := c.Float64("delta")
 	if !(delta > 0 && delta < 1) {
-		return offpolicy.SelectConfig{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
+		return ope.SelectConfig{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
 	}
 	lo, hi, err := parseRange(c.String("reward-range"))
 	if err != nil {
-		return offpolicy.SelectConfig{}, err
+		return ope.SelectConfig{}, err
 	}
 	if c.Int("bootstrap") < 0 {
-		return offpolicy.SelectConfig{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
+		return ope.SelectConfig{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
 	}
 	p := &selectPolicies{c: c}
 	if p.method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
-		return offpolicy.SelectConfig{}, fmt.Errorf("--slate: %w", err)
+		return ope.SelectConfig{}, fmt.Errorf("--slate: %w", err)
 	}
 	if err := setupFlags(c).Check(); err != nil {
-		return offpolicy.SelectConfig{}, err
+		return ope.SelectConfig{}, err
 	}
 	labelled := c.String("policy-data") != ""
-	models, err := offpolicy.ParseSelectModels(c.String("models"), p, labelled)
+	models, err := ope.ParseSelectModels(c.String("models"), p, labelled)
 	if err != nil {
-		return offpolicy.SelectConfig{}, err
+		return ope.SelectConfig{}, err
 	}
-	return offpolicy.SelectConfig{
+	return ope.SelectConfig{
 		Models: models, Log: c.String("logs"), LogHeader: setupFlags(c).Header(), Policies: p, Labelled: labelled, PolicyFile: c.String("policy") != "",
 		Load:      func() (*data.Dataset, error) { return loadData(c, "data") },
 		Estimator: c.String("estimator"), Interval: c.String("interval"),
-		Intervals: offpolicy.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi},
+		Intervals: ope.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi},
 		Threads:   c.Int("threads"), Command: commandLine(),
 		Pass: func() (func(int64), func()) {
 			bar := progress.New(os.Stderr, "select", 0, "impressions")
@@ -153,7 +153,7 @@ func (p *selectPolicies) Resolve(spec string) (string, bool, error) {
 	return src.String(), fitted, nil
 }
 
-func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*offpolicy.SelectLogging, error) {
+func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*ope.SelectLogging, error) {
 	ls, metric, err := policy.ReadSetup(lr, setupFlags(p.c))
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *da
 	if err != nil {
 		return nil, err
 	}
-	lg := &offpolicy.SelectLogging{Slots: ls.Slots, Candidates: cands, Gammas: gammas, Logging: ls.Logging.String(),
+	lg := &ope.SelectLogging{Slots: ls.Slots, Candidates: cands, Gammas: gammas, Logging: ls.Logging.String(),
 		RankBy: ls.RankBy, Limit: ls.Limit, Metric: metric}
 	if ls.Policy != nil {
 		lg.Policy = ls.Policy.Name
@@ -173,6 +173,6 @@ func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *da
 	return lg, nil
 }
 
-func (p *selectPolicies) Target(ctx context.Context, spec string, lg *offpolicy.SelectLogging) (*offpolicy.Target, error) {
+func (p *selectPolicies) Target(ctx context.Context, spec string, lg *ope.SelectLogging) (*ope.Target, error) {
 	return policy.ResolveTarget(ctx, spec, lg.Candidates, lg.Slots, p.method, p.popt)
 }

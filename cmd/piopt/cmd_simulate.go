@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/atomicfile"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"

@@ -12,7 +12,7 @@
 //
 // This package is thin: each command reads its flags, makes one call into
 // the library (internal/policy builds every logging setup and target policy;
-// internal/offpolicy, internal/experiment and the floors below do the work)
+// ope, internal/lab/experiment and the floors below do the work)
 // and prints the result.
 //
 // Run `piopt --help` for the commands, or `piopt COMMAND --help` for one.

@@ -3,7 +3,7 @@ package main
 import (
 	"fmt"
 
-	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"

@@ -10,20 +10,21 @@ import (
 // internal workflows importing each other, and every floor reaching down.
 func goodGraph() []modPackage {
 	return []modPackage{
-		{Path: "data", Imports: []string{"data/atomicfile"}},
-		{Path: "data/atomicfile"},
-		{Path: "data/synth", Imports: []string{"data", "data/atomicfile", "data/parallel"}},
-		{Path: "data/parallel"},
+		{Path: "data", Imports: []string{"internal/atomicfile"}},
+		{Path: "internal/atomicfile"},
+		{Path: "data/synth", Imports: []string{"data", "internal/atomicfile", "internal/parallel"}},
+		{Path: "internal/parallel"},
 		{Path: "eval"},
-		{Path: "impute", Imports: []string{"data", "eval", "data/parallel"}},
+		{Path: "impute", Imports: []string{"data", "eval", "internal/parallel"}},
 		{Path: "features", Imports: []string{"data"}},
 		{Path: "ranker", Imports: []string{"data/xgbmodel", "features", "eval"}},
 		{Path: "data/xgbmodel"},
-		{Path: "trainer", Imports: []string{"trainer/xgboost", "features", "data/atomicfile"}},
+		{Path: "trainer", Imports: []string{"trainer/xgboost", "features", "internal/atomicfile"}},
 		{Path: "trainer/xgboost", Cgo: true},
 		{Path: "internal/progress"},
-		{Path: "internal/offpolicy", Imports: []string{"internal/progress", "impute", "ranker"}},
-		{Path: "internal/policy", Imports: []string{"internal/offpolicy", "trainer"}},
+		{Path: "ope", Imports: []string{"internal/parallel", "impute", "eval"}},
+		{Path: "internal/policy", Imports: []string{"ope", "trainer", "internal/progress"}},
+		{Path: "internal/lab/experiment", Imports: []string{"internal/policy"}},
 		{Path: "cmd/piopt", Imports: []string{"internal/policy", "trainer/xgboost", "data"}},
 	}
 }
@@ -47,12 +48,15 @@ func TestCheckFloorsViolations(t *testing.T) {
 		change func(g []modPackage) []modPackage
 		want   string
 	}{
-		{"upward", importing("features", "ranker"), "features (floor 1) imports ranker (floor 2)"},
-		{"floor 0 to internal", importing("data/synth", "internal/progress"), "data/synth (floor 0) imports internal/progress (floor 3)"},
-		{"library to cmd", importing("internal/policy", "cmd/piopt"), "internal/policy (floor 3) imports cmd/piopt (floor 4)"},
-		{"sideways on floor 1", importing("impute", "features"), "impute imports features on its own floor 1"},
-		{"sideways on floor 0", importing("eval", "data"), "eval imports data on its own floor 0"},
-		{"sideways into a subpackage of another folder", importing("ranker", "trainer/xgboost"), "ranker imports trainer/xgboost on its own floor 2"},
+		{"upward", importing("features", "ranker"), "features (floor 2) imports ranker (floor 3)"},
+		{"data to a workflow", importing("data/synth", "internal/policy"), "data/synth (floor 1) imports internal/policy (floor 4)"},
+		{"helper to data", importing("internal/parallel", "data"), "internal/parallel (floor 0) imports data (floor 1)"},
+		{"public ope to a workflow", importing("ope", "internal/policy"), "ope (floor 3) imports internal/policy (floor 4)"},
+		{"ope sideways", importing("ope", "ranker"), "ope imports ranker on its own floor 3"},
+		{"library to cmd", importing("internal/policy", "cmd/piopt"), "internal/policy (floor 4) imports cmd/piopt (floor 5)"},
+		{"sideways on floor 1", importing("impute", "features"), "impute imports features on its own floor 2"},
+		{"sideways on floor 1", importing("eval", "data"), "eval imports data on its own floor 1"},
+		{"sideways into a subpackage of another folder", importing("ranker", "trainer/xgboost"), "ranker imports trainer/xgboost on its own floor 3"},
 		{"unknown folder", adding(modPackage{Path: "util", Imports: []string{"data"}}), "util: on no floor"},
 		{"internal itself", adding(modPackage{Path: "internal"}), "internal: on no floor"},
 		{"module root", adding(modPackage{Path: ""}), ": on no floor"},

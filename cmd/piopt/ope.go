@@ -10,8 +10,8 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
 	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
@@ -23,9 +23,9 @@ func opeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "target", Required: true, Usage: "target policy `SPEC`: its top L candidates (feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1])"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of a PI-OPT model target's slates: greedy or exact"},
 		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, pi-cv (PI with a control variate), dr, wdr (doubly-robust PI and its self-normalised form), ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
-		&cli.IntFlag{Name: "cv-folds", Value: offpolicy.DefaultCVFolds, Usage: "pi-cv's cross-fitting folds `K`: sample i's coefficient is estimated on the folds other than i mod K (1: in-sample, slightly biased)"},
+		&cli.IntFlag{Name: "cv-folds", Value: ope.DefaultCVFolds, Usage: "pi-cv's cross-fitting folds `K`: sample i's coefficient is estimated on the folds other than i mod K (1: in-sample, slightly biased)"},
 		&cli.StringFlag{Name: "baseline", Value: policy.Crossfit, Usage: "dr's and wdr's reward model `SPEC`: crossfit (PI-OPT's regression fitted on the log itself, each fold evaluated with the model of the others) or model:PATH (a PI-OPT model trained on other data)"},
-		&cli.IntFlag{Name: "baseline-folds", Value: offpolicy.DefaultBaselineFolds, Usage: "cross-fitting folds `K` of --baseline crossfit: sample i is evaluated with the model fitted on the samples of the other folds (i mod K)"},
+		&cli.IntFlag{Name: "baseline-folds", Value: ope.DefaultBaselineFolds, Usage: "cross-fitting folds `K` of --baseline crossfit: sample i is evaluated with the model fitted on the samples of the other folds (i mod K)"},
 		&cli.IntFlag{Name: "dm-depth", Value: policy.DefaultTreeDepth, Usage: "`DEPTH` of DM's regression tree"},
 		&cli.Float64Flag{Name: "dm-l1", Value: policy.DefaultLassoL1, Usage: "L1 weight `W` of DM's lasso"},
 		&cli.StringFlag{Name: "policy-data", Usage: "labelled `FILE` the tree:/lasso: rankers are fitted on (default: --data)"},
@@ -55,8 +55,8 @@ func checkOPEFlags(c *cli.Context) error {
 // opeEstimators reads --estimators. A build without cgo leaves out the DM
 // estimators and dr's cross-fitted baseline (they train on XGBoost) and
 // says so, so the others still run.
-func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
-	est, err := offpolicy.ParseEstimators(c.String("estimators"))
+func opeEstimators(c *cli.Context) (ope.Estimators, error) {
+	est, err := ope.ParseEstimators(c.String("estimators"))
 	if err != nil {
 		return est, fmt.Errorf("--estimators: %w", err)
 	}
@@ -73,7 +73,7 @@ func opeEstimators(c *cli.Context) (offpolicy.Estimators, error) {
 
 // opePolicies builds the logging setup's candidates and, over them, the
 // --target policy: the two policies evaluate and evaluate-sweep compare.
-func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, popt policy.Options) (*impute.Candidates, *impute.GammaCache, *offpolicy.Target, error) {
+func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, popt policy.Options) (*impute.Candidates, *impute.GammaCache, *ope.Target, error) {
 	cands, gammas, err := ls.Policies(c.Context, ds, popt, impute.GammaOptions{Seed: c.Uint64("seed")})
 	if err != nil {
 		return nil, nil, nil, err
@@ -88,17 +88,17 @@ func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranke
 // opePrepare prepares the estimators' plan for target against the logging
 // setup ls, with Γ seeded by --seed. A non-nil metric scores slates with the
 // dataset's labels (the true value, and the rewards of simulated logs).
-func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, gammas *impute.GammaCache, target *offpolicy.Target, metric *eval.Metric) (*offpolicy.Plan, error) {
-	setup := offpolicy.Setup{Candidates: cands, Gammas: gammas, Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
+func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, gammas *impute.GammaCache, target *ope.Target, metric *eval.Metric) (*ope.Plan, error) {
+	setup := ope.Setup{Candidates: cands, Gammas: gammas, Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
 	if metric != nil {
 		setup.Scorer = eval.NewScorer(*metric, cands.Labels(), cands.Offsets())
 	}
-	return offpolicy.Prepare(c.Context, setup)
+	return ope.Prepare(c.Context, setup)
 }
 
 // opeRegressors returns DM's regression models fitted with the given
 // XGBoost threads (0: the idle cores).
-func opeRegressors(c *cli.Context, threads int) map[string]offpolicy.Regressor {
+func opeRegressors(c *cli.Context, threads int) map[string]ope.Regressor {
 	return policy.DMRegressors(policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1"),
 		Threads: threads, Seed: c.Uint64("seed")})
 }
@@ -106,9 +106,9 @@ func opeRegressors(c *cli.Context, threads int) map[string]offpolicy.Regressor {
 // opeBaseline reads --baseline and --baseline-folds for dr and wdr (the
 // zero Baseline when neither is estimated): the cross-fitted regression's
 // XGBoost gets threads threads (0: the idle cores).
-func opeBaseline(c *cli.Context, est offpolicy.Estimators, plan *offpolicy.Plan, threads int) (offpolicy.Baseline, error) {
+func opeBaseline(c *cli.Context, est ope.Estimators, plan *ope.Plan, threads int) (ope.Baseline, error) {
 	if !est.DR && !est.WDR {
-		return offpolicy.Baseline{}, nil
+		return ope.Baseline{}, nil
 	}
 	opt := policy.DefaultBaselineOptions()
 	opt.Threads, opt.Seed = threads, c.Uint64("seed")

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/urfave/cli/v2"
 )
 

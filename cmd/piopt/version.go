@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"runtime/debug"
 
-	"github.com/piopt/piopt/internal/experiment"
+	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 )
 
 // writeJSON writes v as indented JSON and a newline to path, replacing the

@@ -10,7 +10,7 @@ import (
 	"runtime"
 	"strconv"
 
-	"github.com/piopt/piopt/data/atomicfile"
+	"github.com/piopt/piopt/internal/atomicfile"
 )
 
 // DefaultQueries is the default size: about 120,000 documents, on which the

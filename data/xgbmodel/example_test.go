@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/piopt/piopt/data/xgbmodel"
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 )
 
 // Decode a two-stump model written in XGBoost 1.7's legacy binary layout,

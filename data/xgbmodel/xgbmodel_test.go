@@ -11,7 +11,7 @@ import (
 
 	"github.com/dmitryikh/leaves"
 	"github.com/piopt/piopt/data/xgbmodel"
-	"github.com/piopt/piopt/data/xgbmodel/xgbmodeltest"
+	"github.com/piopt/piopt/internal/xgbmodeltest"
 )
 
 // model returns a 2-tree regression model on 5 columns with two attributes.

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
@@ -18,30 +18,30 @@ const Crossfit = "crossfit"
 // PI-OPT's regression (NewPhiFitter with opt) fitted on folds−1 of the
 // log's folds for each fold, or "model:PATH", a PI-OPT model (kind pi-opt,
 // trained on other data) whose slot-action scores are φ̄.
-func ResolveBaseline(ctx context.Context, spec string, folds int, c *impute.Candidates, slots int, opt PhiFitOptions) (offpolicy.Baseline, error) {
+func ResolveBaseline(ctx context.Context, spec string, folds int, c *impute.Candidates, slots int, opt PhiFitOptions) (ope.Baseline, error) {
 	if spec == Crossfit {
 		if folds < 2 {
-			return offpolicy.Baseline{}, fmt.Errorf("--baseline-folds %d: cross-fitting needs at least 2 folds", folds)
+			return ope.Baseline{}, fmt.Errorf("--baseline-folds %d: cross-fitting needs at least 2 folds", folds)
 		}
-		return offpolicy.Baseline{Name: Crossfit, Fitter: NewPhiFitter(opt), Folds: folds}, nil
+		return ope.Baseline{Name: Crossfit, Fitter: NewPhiFitter(opt), Folds: folds}, nil
 	}
 	path, ok := strings.CutPrefix(spec, "model:")
 	if !ok || path == "" {
-		return offpolicy.Baseline{}, fmt.Errorf("--baseline %q: want %s or model:PATH", spec, Crossfit)
+		return ope.Baseline{}, fmt.Errorf("--baseline %q: want %s or model:PATH", spec, Crossfit)
 	}
 	m, err := ranker.LoadModel(path)
 	if err != nil {
-		return offpolicy.Baseline{}, fmt.Errorf("--baseline: %w", err)
+		return ope.Baseline{}, fmt.Errorf("--baseline: %w", err)
 	}
 	if err := m.Fits(c.Dataset()); err != nil {
-		return offpolicy.Baseline{}, fmt.Errorf("--baseline: %w", err)
+		return ope.Baseline{}, fmt.Errorf("--baseline: %w", err)
 	}
 	if m.Meta().Slots == 0 {
-		return offpolicy.Baseline{}, fmt.Errorf("--baseline %s: a document ranker, not a PI-OPT model: dr's baseline must predict a value per (slot, document)", spec)
+		return ope.Baseline{}, fmt.Errorf("--baseline %s: a document ranker, not a PI-OPT model: dr's baseline must predict a value per (slot, document)", spec)
 	}
-	t, err := offpolicy.SlotActionModel(ctx, "--baseline "+spec, c, slots, m)
+	t, err := ope.SlotActionModel(ctx, "--baseline "+spec, c, slots, m)
 	if err != nil {
-		return offpolicy.Baseline{}, err
+		return ope.Baseline{}, err
 	}
-	return offpolicy.Baseline{Name: spec, Model: t}, nil
+	return ope.Baseline{Name: spec, Model: t}, nil
 }

@@ -3,7 +3,7 @@ package policy
 import (
 	"context"
 
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/trainer"
 )
 
@@ -16,10 +16,10 @@ type DMOptions struct {
 }
 
 // DMRegressors returns the direct method's models by name, as
-// offpolicy.ParseEstimators names them: "tree" (one regression tree of
+// ope.ParseEstimators names them: "tree" (one regression tree of
 // opt.Depth) and "linear" (lasso with opt.L1), both fitted by XGBoost.
-func DMRegressors(opt DMOptions) map[string]offpolicy.Regressor {
-	return map[string]offpolicy.Regressor{
+func DMRegressors(opt DMOptions) map[string]ope.Regressor {
+	return map[string]ope.Regressor{
 		"tree":   dmRegressor{lasso: false, opt: opt},
 		"linear": dmRegressor{lasso: true, opt: opt},
 	}
@@ -30,8 +30,8 @@ type dmRegressor struct {
 	opt   DMOptions
 }
 
-// Fit implements offpolicy.Regressor.
-func (r dmRegressor) Fit(ctx context.Context, x []float32, cols int, y []float32) (offpolicy.Predictor, error) {
+// Fit implements ope.Regressor.
+func (r dmRegressor) Fit(ctx context.Context, x []float32, cols int, y []float32) (ope.Predictor, error) {
 	m, err := fitRegression(ctx, r.lasso, x, cols, y, r.opt.Depth, r.opt.L1,
 		trainer.FitOptions{Threads: r.opt.Threads, Seed: r.opt.Seed})
 	if err != nil {
@@ -52,7 +52,7 @@ func fitRegression(ctx context.Context, lasso bool, x []float32, cols int, y []f
 
 type dmPredictor struct{ m *trainer.Regression }
 
-// Predict implements offpolicy.Predictor.
+// Predict implements ope.Predictor.
 func (p dmPredictor) Predict(ctx context.Context, x []float32, cols int, out []float64) error {
 	pr, err := p.m.Predict(ctx, x, cols)
 	if err != nil {

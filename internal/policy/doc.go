@@ -17,7 +17,7 @@
 //     body-side features of MSLR), spelled `tree:SUBSET[@DEPTH]` and
 //     `lasso:SUBSET[@L1]` (SubsetSource, Resolve).
 //   - Target policies: ResolveTarget builds the deterministic target π
-//     (offpolicy.Target, with q_π = 1_{s*}) from a rank source or a PI-OPT
+//     (ope.Target, with q_π = 1_{s*}) from a rank source or a PI-OPT
 //     model, on the logging setup's candidates.
 //   - The direct method's regression models (DMRegressors).
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/trainer"
 )
 
@@ -59,12 +59,12 @@ type PhiFitOptions struct {
 // NewPhiFitter returns the default fitter of dr's reward model: PI-OPT's
 // regression (trainer.Train, squared loss, loss-guided trees) of the
 // per-query averaged targets φ̂_x = Γ_x†θ̂_x of the samples
-// (offpolicy.Plan.PhiTargets) on the rows [f(x, a); onehot(j)], every row of
+// (ope.Plan.PhiTargets) on the rows [f(x, a); onehot(j)], every row of
 // query x weighted by its n_x samples, as `piopt impute --per-sample` and
 // `piopt train` would. Its prediction for (x, a, j) is φ̄_x(j, a), for every
 // query of the plan, with samples or not. The model it returns implements
-// offpolicy.Rounder.
-func NewPhiFitter(opt PhiFitOptions) offpolicy.PhiFitter {
+// ope.Rounder.
+func NewPhiFitter(opt PhiFitOptions) ope.PhiFitter {
 	if opt.Trees == 0 {
 		opt.Trees = DefaultPhiTrees
 	}
@@ -90,15 +90,15 @@ func (f phiFitter) params() trainer.Params {
 // FittedPhi is the reward model a PhiFitter of this package returns: φ̄
 // per query and the boosting rounds it took.
 type FittedPhi struct {
-	offpolicy.PhiTable
+	ope.PhiTable
 	Trees int
 }
 
-// Rounds implements offpolicy.Rounder.
+// Rounds implements ope.Rounder.
 func (f FittedPhi) Rounds() int { return f.Trees }
 
-// FitPhi implements offpolicy.PhiFitter.
-func (f phiFitter) FitPhi(ctx context.Context, p *offpolicy.Plan, q []int32, s []int32, r []float32) (offpolicy.RewardModel, error) {
+// FitPhi implements ope.PhiFitter.
+func (f phiFitter) FitPhi(ctx context.Context, p *ope.Plan, q []int32, s []int32, r []float32) (ope.RewardModel, error) {
 	if len(q) == 0 {
 		return nil, fmt.Errorf("policy: φ̄ regression: no samples")
 	}
@@ -130,7 +130,7 @@ func (f phiFitter) FitPhi(ctx context.Context, p *offpolicy.Plan, q []int32, s [
 }
 
 // phiMatrix returns the regression rows of the samples' targets.
-func phiMatrix(ctx context.Context, p *offpolicy.Plan, q, s []int32, r []float32) (*features.Matrix, error) {
+func phiMatrix(ctx context.Context, p *ope.Plan, q, s []int32, r []float32) (*features.Matrix, error) {
 	t, err := p.PhiTargets(ctx, q, s, r)
 	if err != nil {
 		return nil, fmt.Errorf("policy: φ̄ regression: %w", err)
@@ -170,7 +170,7 @@ func splitFifth(q, s []int32, r []float32, slots int) (tq, ts []int32, tr []floa
 // (MinChildWeight 1, Lambda 1) mean what they say. A policy file's
 // contexts of one query give rows of the same (query, doc, slot), each
 // with its context's target.
-func phiTrainRows(c *impute.Candidates, slots int, t *offpolicy.PhiTargets) *data.Targets {
+func phiTrainRows(c *impute.Candidates, slots int, t *ope.PhiTargets) *data.Targets {
 	var rows, queries int
 	var mass float64
 	for x, phi := range t.Phi {
@@ -228,8 +228,8 @@ const phiBatch = 1 << 16
 
 // predictPhi predicts φ̄_x(j, a) for every unit of c, batch by batch of
 // whole units.
-func predictPhi(c *impute.Candidates, slots int, m *trainer.Model) (offpolicy.PhiTable, error) {
-	table := make(offpolicy.PhiTable, c.NumQueries())
+func predictPhi(c *impute.Candidates, slots int, m *trainer.Model) (ope.PhiTable, error) {
+	table := make(ope.PhiTable, c.NumQueries())
 	for lo := 0; lo < len(table); {
 		hi, rows := lo, 0
 		for hi < len(table) && (hi == lo || rows+c.Slots(hi, slots)*c.Size(hi) <= phiBatch) {
@@ -246,7 +246,7 @@ func predictPhi(c *impute.Candidates, slots int, m *trainer.Model) (offpolicy.Ph
 
 // predictUnits sets table[lo:hi] from the model's predictions of those
 // units' rows (rows in all).
-func predictUnits(c *impute.Candidates, slots int, m *trainer.Model, table offpolicy.PhiTable, lo, hi, rows int) error {
+func predictUnits(c *impute.Candidates, slots int, m *trainer.Model, table ope.PhiTable, lo, hi, rows int) error {
 	var pred []float32
 	if rows > 0 { // else units without candidates: nothing to predict
 		d := newPhiRows(slots, rows)

@@ -11,10 +11,10 @@ import (
 	"time"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/data/datatest"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/internal/datatest"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
@@ -27,7 +27,7 @@ func (r additiveReward) Score(q int, s []int32) float64 {
 
 // phiPlan prepares a plan over ds's first limit documents (document order)
 // with the top-ℓ target of feature 2.
-func phiPlan(t testing.TB, ds *data.Dataset, limit, slots int, logging string) *offpolicy.Plan {
+func phiPlan(t testing.TB, ds *data.Dataset, limit, slots int, logging string) *ope.Plan {
 	t.Helper()
 	lg, err := impute.ParseLogging(logging)
 	if err != nil {
@@ -41,11 +41,11 @@ func phiPlan(t testing.TB, ds *data.Dataset, limit, slots int, logging string) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg, err := offpolicy.TopTarget("feature:2", c, slots, sc)
+	tg, err := ope.TopTarget("feature:2", c, slots, sc)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := offpolicy.Prepare(context.Background(), offpolicy.Setup{Candidates: c,
+	p, err := ope.Prepare(context.Background(), ope.Setup{Candidates: c,
 		Gammas: impute.NewGammaCache(lg, impute.GammaOptions{}), Slots: slots, Target: tg, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +55,7 @@ func phiPlan(t testing.TB, ds *data.Dataset, limit, slots int, logging string) *
 
 // phiLog simulates n samples with reward 1_sᵀφ_x, keeping those of the
 // queries keep accepts, in FitPhi's layout.
-func phiLog(t testing.TB, p *offpolicy.Plan, phi additiveReward, n int64, keep func(q int) bool) (q, s []int32, r []float32) {
+func phiLog(t testing.TB, p *ope.Plan, phi additiveReward, n int64, keep func(q int) bool) (q, s []int32, r []float32) {
 	t.Helper()
 	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: phi, Seed: 5}
 	err := sim.Run(context.Background(), n, func(x int, sl []int32, v float64) error {
@@ -80,7 +80,7 @@ func phiLog(t testing.TB, p *offpolicy.Plan, phi additiveReward, n int64, keep f
 // query accepted by which, and the root mean square of the slate values
 // about their mean (the error of the best constant model). Slate values,
 // not φ itself: φ is identified only up to what changes no slate's value.
-func slateRMSE(p *offpolicy.Plan, model offpolicy.RewardModel, phi additiveReward, which func(q int) bool) (rmse, spread float64) {
+func slateRMSE(p *ope.Plan, model ope.RewardModel, phi additiveReward, which func(q int) bool) (rmse, spread float64) {
 	rng := rand.New(rand.NewPCG(11, 12))
 	var se, sum, sum2, n float64
 	for x := range phi {
@@ -103,7 +103,7 @@ func slateRMSE(p *offpolicy.Plan, model offpolicy.RewardModel, phi additiveRewar
 
 // dcgPhi is a slot-additive reward the features explain: candidate a of
 // query x in slot j is worth (f_1(x, a)/10)/log2(j + 2), scaled by 1/ℓ.
-func dcgPhi(p *offpolicy.Plan) additiveReward {
+func dcgPhi(p *ope.Plan) additiveReward {
 	c, ds := p.Candidates, p.Candidates.Dataset()
 	phi := make(additiveReward, c.NumQueries())
 	for x := range phi {
@@ -161,7 +161,7 @@ func TestPhiFitRecoversAdditiveReward(t *testing.T) {
 // mq2008 returns a plan over MQ2008 Fold1's test file (M = 10, ℓ = 5) and
 // its NDCG@5 as a slot-additive reward, φ_x(j, a) = gain(a)·disc(j)/DCG*_x
 // over the candidates (the reward eval.Scorer gives every slate).
-func mq2008(t *testing.T, logging string) (*offpolicy.Plan, additiveReward) {
+func mq2008(t *testing.T, logging string) (*ope.Plan, additiveReward) {
 	ds, err := data.Load(datatest.SharedFile(t, "MQ2008", "Fold1", "test.txt"), data.ReadOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -224,7 +224,7 @@ func TestPhiFitDeterministic(t *testing.T) {
 	p := phiPlan(t, mslrLike(40, 8, 3), 6, 3, "pa:1")
 	phi := dcgPhi(p)
 	q, s, r := phiLog(t, p, phi, 5000, even)
-	var tables []offpolicy.PhiTable
+	var tables []ope.PhiTable
 	for _, threads := range []int{1, 1, 2} {
 		model, err := NewPhiFitter(PhiFitOptions{Threads: threads, Seed: 9}).FitPhi(context.Background(), p, q, s, r)
 		if err != nil {

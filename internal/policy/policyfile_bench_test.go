@@ -15,7 +15,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/ope"
 )
 
 // Real-log scale of the benchmarks: 10^7 impressions over 10^4 contexts
@@ -201,19 +201,19 @@ func BenchmarkEvaluateRealLog(b *testing.B) {
 		c, gc := benchPolicies(b, ds, pf, &open)
 		start := time.Now()
 		first := []int32{0, 1, 2, 3, 4}
-		target, err := offpolicy.NewDeterministicTarget("first", c, benchSlots, func(int) []int32 { return first })
+		target, err := ope.NewDeterministicTarget("first", c, benchSlots, func(int) []int32 { return first })
 		if err != nil {
 			b.Fatal(err)
 		}
 		gt := warmGammas(b, c, gc)
-		plan, err := offpolicy.Prepare(context.Background(), offpolicy.Setup{Candidates: c, Gammas: gc, Slots: benchSlots, Target: target})
+		plan, err := ope.Prepare(context.Background(), ope.Setup{Candidates: c, Gammas: gc, Slots: benchSlots, Target: target})
 		if err != nil {
 			b.Fatal(err)
 		}
 		prep := time.Since(start)
-		est, _ := offpolicy.ParseEstimators("pi,wpi,ips,wips")
-		ev, err := plan.NewEvaluator(offpolicy.EvalOptions{Estimators: est,
-			Intervals: offpolicy.Intervals{Delta: 0.05, RewardHi: 1, Bootstrap: 200}})
+		est, _ := ope.ParseEstimators("pi,wpi,ips,wips")
+		ev, err := plan.NewEvaluator(ope.EvalOptions{Estimators: est,
+			Intervals: ope.Intervals{Delta: 0.05, RewardHi: 1, Bootstrap: 200}})
 		if err != nil {
 			b.Fatal(err)
 		}

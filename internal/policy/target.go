@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/offpolicy"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
@@ -13,7 +13,7 @@ import (
 // the candidates: for a PI-OPT model (`model:PATH` of kind pi-opt) its
 // slot-action slate over the candidates (greedy or exact); for every other
 // rank source (any spelling Resolve reads) its top ℓ candidates by score.
-func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots int, method ranker.SlateMethod, opt Options) (*offpolicy.Target, error) {
+func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots int, method ranker.SlateMethod, opt Options) (*ope.Target, error) {
 	if path, ok := strings.CutPrefix(spec, "model:"); ok {
 		m, err := ranker.LoadModel(path)
 		if err != nil {
@@ -23,13 +23,13 @@ func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots
 			return nil, err
 		}
 		if m.Meta().Slots > 0 {
-			return offpolicy.SlotActionTarget(ctx, spec, c, slots, m, method)
+			return ope.SlotActionTarget(ctx, spec, c, slots, m, method)
 		}
 		scores, err := m.DocScores(ctx, c.Dataset(), ranker.ScoreOptions{Threads: opt.Threads})
 		if err != nil {
 			return nil, err
 		}
-		return offpolicy.TopTarget(spec, c, slots, scores)
+		return ope.TopTarget(spec, c, slots, scores)
 	}
 	src, err := Resolve(spec, opt)
 	if err != nil {
@@ -39,5 +39,5 @@ func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots
 	if err != nil {
 		return nil, err
 	}
-	return offpolicy.TopTarget(src.String(), c, slots, scores)
+	return ope.TopTarget(src.String(), c, slots, scores)
 }

@@ -16,7 +16,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/piopt/piopt/trainer/xgboost/xgboosttest"
+	"github.com/piopt/piopt/internal/xgboosttest"
 )
 
 var builds = []Build{BuildQuantile, BuildDense, BuildMatOMP}

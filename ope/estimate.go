@@ -1,0 +1,287 @@
+package ope
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/piopt/piopt/eval"
+)
+
+// Estimator names: the values of --estimators and the keys of JSON results.
+const (
+	PI       = "pi"
+	WPI      = "wpi"
+	IPS      = "ips"
+	WIPS     = "wips"
+	DM       = "dm"
+	OnPolicy = "onpolicy"
+)
+
+// DMVariant is one direct-method estimator: a regression model and whether
+// its predictions are clipped to the range of the training rewards.
+type DMVariant struct {
+	Name  string // JSON key: dm, dm-clip, dm-tree, dm-linear-clip, ...
+	Model string // "tree" or "linear"
+	Clip  bool
+}
+
+// Estimators is a parsed --estimators list.
+type Estimators struct {
+	PI, WPI, IPS, WIPS, OnPolicy bool
+	// PICV is PI with the control variate G − 1 (see CVEvaluator).
+	PICV bool
+	// DR and WDR are doubly-robust PI and its self-normalised version
+	// (see DREvaluator), with the reward model of EvalOptions.Baseline.
+	DR, WDR bool
+	DM      []DMVariant
+}
+
+// Baseline reports whether dr or wdr is asked: the estimators that need
+// a reward model (EvalOptions.Baseline, SweepConfig.Baseline).
+func (e Estimators) Baseline() bool { return e.DR || e.WDR }
+
+// FitsModels reports whether an estimator that fits models is asked: DM's
+// variants, dr or wdr (SweepConfig.FitPoints).
+func (e Estimators) FitsModels() bool { return len(e.DM) > 0 || e.Baseline() }
+
+// Names returns the estimators' JSON keys in canonical order.
+func (e Estimators) Names() []string {
+	var out []string
+	for _, x := range []struct {
+		on   bool
+		name string
+	}{{e.PI, PI}, {e.WPI, WPI}, {e.PICV, PICV}, {e.DR, DR}, {e.WDR, WDR}, {e.IPS, IPS}, {e.WIPS, WIPS}} {
+		if x.on {
+			out = append(out, x.name)
+		}
+	}
+	for _, v := range e.DM {
+		out = append(out, v.Name)
+	}
+	if e.OnPolicy {
+		out = append(out, OnPolicy)
+	}
+	return out
+}
+
+// ParseEstimators reads a comma-separated list of estimator names:
+// pi, wpi, pi-cv, dr, wdr, ips, wips, onpolicy, and the direct method as dm (a regression
+// tree, alias of dm-tree), dm-tree, dm-linear (lasso), each with an optional
+// -clip suffix (predictions clipped to the range of the training rewards),
+// e.g. dm-clip, dm-linear-clip. "all" means pi,wpi,pi-cv,dr,wdr,ips,wips,
+// dm,dm-clip,dm-linear,dm-linear-clip,onpolicy.
+func ParseEstimators(list string) (Estimators, error) {
+	var e Estimators
+	if strings.TrimSpace(list) == "all" {
+		list = "pi,wpi,pi-cv,dr,wdr,ips,wips,dm,dm-clip,dm-linear,dm-linear-clip,onpolicy"
+	}
+	seen := map[string]bool{}
+	for _, name := range strings.Split(list, ",") {
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name == "" {
+			continue
+		}
+		if seen[name] {
+			return e, fmt.Errorf("estimator %q listed twice", name)
+		}
+		seen[name] = true
+		switch name {
+		case PI:
+			e.PI = true
+		case WPI:
+			e.WPI = true
+		case IPS:
+			e.IPS = true
+		case WIPS:
+			e.WIPS = true
+		case PICV:
+			e.PICV = true
+		case DR:
+			e.DR = true
+		case WDR:
+			e.WDR = true
+		case OnPolicy:
+			e.OnPolicy = true
+		default:
+			v, ok := parseDM(name)
+			if !ok {
+				return e, fmt.Errorf("unknown estimator %q (want pi, wpi, pi-cv, dr, wdr, ips, wips, dm, dm-clip, dm-tree[-clip], dm-linear[-clip], onpolicy)", name)
+			}
+			for _, w := range e.DM {
+				if w.Model == v.Model && w.Clip == v.Clip {
+					return e, fmt.Errorf("estimators %q and %q are the same", w.Name, v.Name)
+				}
+			}
+			e.DM = append(e.DM, v)
+		}
+	}
+	if len(e.Names()) == 0 {
+		return e, fmt.Errorf("no estimator in %q", list)
+	}
+	return e, nil
+}
+
+func parseDM(name string) (DMVariant, bool) {
+	v := DMVariant{Name: name}
+	rest, ok := strings.CutPrefix(name, DM)
+	if !ok {
+		return v, false
+	}
+	rest, v.Clip = strings.CutSuffix(rest, "-clip")
+	switch rest {
+	case "", "-tree":
+		v.Model = "tree"
+	case "-linear":
+		v.Model = "linear"
+	default:
+		return v, false
+	}
+	return v, true
+}
+
+// Float is a float64 that encodes NaN and ±Inf as JSON null.
+type Float float64
+
+// MarshalJSON implements json.Marshaler.
+func (f Float) MarshalJSON() ([]byte, error) {
+	x := float64(f)
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return []byte("null"), nil
+	}
+	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
+}
+
+// Estimate is one estimator's result: its value, its intervals at the
+// chosen δ and its diagnostics.
+type Estimate struct {
+	Value Float `json:"value"`
+	// N is the number of samples the value is computed from (for DM the
+	// evaluation part of the log).
+	N int64 `json:"n"`
+	// Bernstein is the paper's Theorem 1 interval (PI, IPS), or its
+	// self-normalised counterpart (wPI, wIPS), with σ² and ρ of Weights.
+	Bernstein *eval.Interval `json:"bernstein,omitempty"`
+	// EmpiricalBernstein is Maurer and Pontil's interval (2009, Thm. 4).
+	EmpiricalBernstein *eval.Interval `json:"empirical_bernstein,omitempty"`
+	// Bootstrap is the seeded Poisson-bootstrap percentile interval. All
+	// intervals are intersected with the reward range, which holds V.
+	Bootstrap *eval.Interval `json:"bootstrap,omitempty"`
+	Weights   *WeightStats   `json:"weights,omitempty"`
+	// DM only: the rows the model was trained on and the reward range the
+	// clipped variant clips to.
+	TrainRows int64          `json:"train_rows,omitempty"`
+	Clip      *eval.Interval `json:"clip,omitempty"`
+	// pi-cv only: the control variate's coefficients.
+	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
+	// dr and wdr only: their reward model.
+	Baseline *BaselineInfo `json:"baseline,omitempty"`
+	Warnings []string      `json:"warnings,omitempty"`
+}
+
+// outsideRange reports whether the estimate's value lies outside the reward
+// range [lo, hi] while it has intervals, which are intersected with that
+// range: the value and its intervals then disagree. Neither is changed (the
+// unclipped value is what the estimator computed); the report flags it.
+func (e *Estimate) outsideRange(lo, hi float64) bool {
+	v := float64(e.Value)
+	return (v < lo || v > hi) && (e.Bernstein != nil || e.EmpiricalBernstein != nil || e.Bootstrap != nil)
+}
+
+// warnOutsideRange adds to e, when its value is outside [lo, hi], the
+// warning that its intervals are clipped to the range and it is not.
+func (e *Estimate) warnOutsideRange(lo, hi float64) {
+	if e.outsideRange(lo, hi) {
+		e.Warnings = append(e.Warnings, fmt.Sprintf("the estimate %s is outside the reward range [%g, %g]: its intervals are clipped to the range, the estimate is not",
+			FormatNum(float64(e.Value)), lo, hi))
+	}
+}
+
+// WeightStats describe the weights of PI or IPS over a log.
+type WeightStats struct {
+	Mean          Float `json:"mean"`           // (1/n) Σ w, expectation 1
+	NegativeShare Float `json:"negative_share"` // share of samples with w < 0
+	ESS           Float `json:"ess"`            // (Σ w)² / Σ w²
+	MaxAbs        Float `json:"max_abs"`        // max |w| over the log
+	// Sigma2 and Rho are the variance and range terms of Theorem 1 used by
+	// the Bernstein intervals; RangeLo and RangeHi the exact range of the
+	// weight over contexts and loggable slates (ρ = max |.|).
+	Sigma2  Float `json:"sigma2"`
+	Rho     Float `json:"rho"`
+	RangeLo Float `json:"range_lo"`
+	RangeHi Float `json:"range_hi"`
+	// Sigma2Uniform is σ² with contexts uniform over the dataset's queries
+	// (Sigma2 itself averages over the log's contexts).
+	Sigma2Uniform Float `json:"sigma2_uniform_contexts"`
+}
+
+// Intervals says which intervals to compute and at which level.
+type Intervals struct {
+	Delta float64 // every interval holds with probability ≥ 1 − Delta
+	// Bootstrap is the number of Poisson-bootstrap replicates (0: none),
+	// drawn from Seed.
+	Bootstrap int
+	Seed      uint64
+	// RewardLo and RewardHi bound every reward (NDCG and ERR: 0 and 1).
+	RewardLo, RewardHi float64
+}
+
+// weightEstimate fills the estimate of a plain or self-normalised weighted
+// mean with its intervals and diagnostics.
+func weightEstimate(s *eval.Sums, b eval.BoundSpec, boot *eval.Bootstrap, channel int, selfNorm bool, sigma2Uniform float64, label string) *Estimate {
+	e := &Estimate{N: s.N}
+	// The deviation bounds need σ² and the weight range; without them
+	// (IPS of a stochastic target) only the bootstrap is given.
+	bounds := b.Validate() == nil
+	if !bounds {
+		e.Warnings = append(e.Warnings, fmt.Sprintf("no exact σ² and range for the %s weights of this target: Bernstein intervals left out", label))
+	}
+	if selfNorm {
+		v, ok := s.SelfNormalized()
+		e.Value = Float(v)
+		if !ok {
+			e.Warnings = append(e.Warnings, fmt.Sprintf("Σ %s weights is 0 (no logged slate carries weight for the target): estimate set to 0", label))
+		}
+		if bounds {
+			iv := eval.BernsteinSelfNormalized(s, b)
+			e.Bernstein = &iv
+			eb := eval.EmpiricalBernsteinSelfNormalized(s, b)
+			e.EmpiricalBernstein = &eb
+		}
+	} else {
+		e.Value = Float(s.Mean())
+		if bounds {
+			iv := eval.Bernstein(s, b)
+			e.Bernstein = &iv
+			eb := eval.EmpiricalBernstein(s, b)
+			e.EmpiricalBernstein = &eb
+		}
+	}
+	if boot != nil {
+		// V lies in the reward range, so the percentile interval may be
+		// intersected with it; when all replicates fall outside, the
+		// interval is the range's end nearest to them.
+		iv := boot.Interval(channel, selfNorm, b.Delta)
+		iv = b.Intersect(iv.Lo, iv.Hi, iv.Lo)
+		e.Bootstrap = &iv
+	}
+	e.Weights = &WeightStats{
+		Mean: Float(s.MeanWeight()), NegativeShare: Float(s.NegativeShare()), ESS: Float(s.ESS()),
+		MaxAbs: Float(s.MaxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.Rho()),
+		RangeLo: Float(b.WeightLo), RangeHi: Float(b.WeightHi), Sigma2Uniform: Float(sigma2Uniform),
+	}
+	if s.N > 0 && bounds {
+		// E_μ[w] = 1 and Var(w) ≤ E[w²] = σ²: a mean weight more than
+		// 5 standard deviations from 1 means the log was not drawn from μ.
+		if d := math.Abs(s.MeanWeight() - 1); d > 5*math.Sqrt(b.Sigma2/float64(s.N))+1e-9 {
+			e.Warnings = append(e.Warnings, fmt.Sprintf("mean %s weight %.4g is %.1f standard deviations from its expectation 1: was the log drawn from this logging policy?",
+				label, s.MeanWeight(), d/math.Sqrt(b.Sigma2/float64(s.N))))
+		}
+	}
+	if s.N > 0 && (s.MinR < b.RewardLo || s.MaxR > b.RewardHi) {
+		e.Warnings = append(e.Warnings, fmt.Sprintf("rewards span [%g, %g], outside the assumed range [%g, %g]: the intervals do not hold",
+			s.MinR, s.MaxR, b.RewardLo, b.RewardHi))
+	}
+	return e
+}

@@ -1,0 +1,265 @@
+package ope
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/parallel"
+)
+
+// Setup is one off-policy evaluation problem: the candidates of every query,
+// the logging policy over them, the slate length and the target policy.
+type Setup struct {
+	Candidates *impute.Candidates
+	Gammas     *impute.GammaCache // Γ per query shape of the logging policy
+	Slots      int
+	Target     *Target
+	// Scorer, when not nil, scores slates of candidate indices with the
+	// dataset's labels (eval.NewScorer over Candidates.Labels and
+	// Candidates.Offsets): it gives the true value of a deterministic target
+	// (semi-synthetic mode) and the rewards of simulated logs.
+	Scorer *eval.Scorer
+	// Threads bounds the goroutines of Prepare; 0 means all cores. Results
+	// do not depend on it.
+	Threads int
+}
+
+// Plan holds everything the estimators need per query, computed once from
+// a Setup: the PI weight vector g_x = Γ_x† q_π(x) (so that the weight of a
+// logged slate s is g_xᵀ1_s, O(ℓ) per sample), the terms of σ² and ρ, the
+// target's slate probability under μ for IPS, and the true value.
+type Plan struct {
+	Setup
+	queries []queryPlan
+
+	targetOnce sync.Once
+	targetX    []float32 // DM covariates of the target slates
+
+	// Sigma2 is σ² = E_x[q_πᵀ Γ† q_π] with x uniform over the queries.
+	Sigma2 float64
+	// WeightLo and WeightHi are the exact extremes of the PI weight q_πᵀΓ†1_s
+	// over all queries and all slates μ can log; ρ = max(|WeightLo|, |WeightHi|).
+	WeightLo, WeightHi float64
+	// IPSSigma2 is E_x[Σ_s π(s|x)²/μ(s|x)] = E_x[1/μ(s*|x)] for a
+	// deterministic target (x uniform), IPSMax = max_x 1/μ(s*|x): IPS's σ²
+	// and ρ. NaN for a stochastic target.
+	IPSSigma2, IPSMax float64
+	// TrueValue is V(π) = mean over queries of the target slate's metric
+	// (deterministic target with a Scorer; NaN otherwise).
+	TrueValue float64
+}
+
+type queryPlan struct {
+	m, l   int
+	dist   *impute.Dist
+	g      []float64 // Γ† q_π, ℓ·m, index j·m + a
+	sigma2 float64   // q_πᵀ Γ† q_π
+	wlo    float64   // min_s g ᵀ1_s
+	whi    float64   // max_s g ᵀ1_s
+	star   []int32   // deterministic target slate
+	invMu  float64   // 1/μ(s*|x)
+	value  float64   // metric of s* (NaN without a Scorer)
+}
+
+// Prepare computes the plan of a setup. Every logging policy of impute but
+// an explicit slate distribution gives every slate of ℓ_x distinct
+// candidates a positive probability, so ρ's supremum over loggable slates
+// is over all of them: max_s |gᵀ1_s| is the larger of max_s gᵀ1_s and
+// −min_s gᵀ1_s, two rectangular assignment problems (slots to distinct
+// candidates) solved exactly by impute.SlateSolver.Exact; over an explicit
+// distribution's listed slates it is a maximum over that list. ρ is
+// therefore exact, not a bound.
+func Prepare(ctx context.Context, s Setup) (*Plan, error) {
+	c, t := s.Candidates, s.Target
+	if c == nil || s.Gammas == nil || t == nil {
+		return nil, fmt.Errorf("offpolicy: setup needs candidates, Γ cache and target")
+	}
+	if t.Slots() != s.Slots {
+		return nil, fmt.Errorf("offpolicy: target %s has %d slots, setup %d", t.Name(), t.Slots(), s.Slots)
+	}
+	nq := c.NumQueries()
+	p := &Plan{Setup: s, queries: make([]queryPlan, nq)}
+	// Every query writes only its own plan, and the plans are reduced in
+	// query order below: the plan does not depend on the number of threads
+	// (the solver's scratch carries nothing from one query to the next).
+	err := parallel.For(ctx, nq, s.Threads, newPrepareScratch, func(sc *prepareScratch, q int) error {
+		if err := p.prepareQuery(q, &sc.solver, &sc.buf); err != nil {
+			return fmt.Errorf("offpolicy: query %q: %w", c.Name(q), err)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	p.WeightLo, p.WeightHi = math.Inf(1), math.Inf(-1)
+	p.IPSSigma2, p.IPSMax, p.TrueValue = math.NaN(), math.NaN(), math.NaN()
+	var sigma2, ipsSigma2, ipsMax, value float64
+	for q := range p.queries {
+		qp := &p.queries[q]
+		sigma2 += qp.sigma2
+		p.WeightLo, p.WeightHi = min(p.WeightLo, qp.wlo), max(p.WeightHi, qp.whi)
+		if !math.IsInf(qp.invMu, 1) { // μ(s*|x) = 0: IPS is blind there (Evaluator warns)
+			ipsSigma2 += qp.invMu
+			ipsMax = max(ipsMax, qp.invMu)
+		}
+		value += qp.value
+	}
+	p.Sigma2 = sigma2 / float64(nq)
+	if t.Deterministic() {
+		p.IPSSigma2, p.IPSMax = ipsSigma2/float64(nq), ipsMax
+		if s.Scorer != nil {
+			p.TrueValue = value / float64(nq)
+		}
+	}
+	return p, nil
+}
+
+// prepareScratch is one Prepare worker's reusable state.
+type prepareScratch struct {
+	solver impute.SlateSolver
+	buf    []float64
+}
+
+func newPrepareScratch() *prepareScratch { return new(prepareScratch) }
+
+func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float64) error {
+	c, t := p.Candidates, p.Target
+	m, l := c.Size(q), c.Slots(q, p.Slots)
+	g, err := p.Gammas.Query(q, m, l)
+	if err != nil {
+		return err
+	}
+	qp := &p.queries[q]
+	qp.m, qp.l, qp.dist = m, l, g.Dist()
+	qp.g = make([]float64, l*m)
+	qp.value = math.NaN()
+	var qpi []float64
+	if t.Deterministic() {
+		qp.star = t.Slate(q)
+		qpi = impute.Indicator(nil, m, qp.star)
+		qp.invMu = 1 / qp.dist.Prob(qp.star)
+		if p.Scorer != nil {
+			qp.value = p.Scorer.Score(q, qp.star)
+		}
+	} else {
+		qpi = t.Marginals(q)
+	}
+	g.PinvMulVec(qp.g, qpi)
+	for i, x := range qp.g {
+		qp.sigma2 += x * qpi[i]
+	}
+	if !qp.dist.FullSupport() {
+		// An explicit slate distribution: ρ's supremum is over its slates.
+		qp.wlo, qp.whi = math.Inf(1), math.Inf(-1)
+		qp.dist.EachSupportSlate(func(s []int32) {
+			w := impute.SlateSum(qp.g, m, s)
+			qp.wlo, qp.whi = min(qp.wlo, w), max(qp.whi, w)
+		})
+		return nil
+	}
+	// Assignment problems on g (ℓm, as the solver reads) and on −g.
+	*scratch = grow(*scratch, m*l)
+	sc := *scratch
+	copy(sc, qp.g)
+	slate := make([]int32, l)
+	qp.whi = solver.Exact(sc, m, slate)
+	for i := range sc {
+		sc[i] = -sc[i]
+	}
+	qp.wlo = -solver.Exact(sc, m, slate)
+	return nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// Query exposes the per-query terms of the plan (for tests and reports).
+type Query struct {
+	M, L     int
+	Sigma2   float64 // q_πᵀ Γ† q_π
+	WLo, WHi float64 // extremes of the PI weight over slates
+	InvMu    float64 // 1/μ(s*|x) (deterministic target)
+	Value    float64 // metric of the target slate (NaN without a Scorer)
+}
+
+// Query returns query q's terms.
+func (p *Plan) Query(q int) Query {
+	qp := &p.queries[q]
+	return Query{M: qp.m, L: qp.l, Sigma2: qp.sigma2, WLo: qp.wlo, WHi: qp.whi, InvMu: qp.invMu, Value: qp.value}
+}
+
+// Rho returns ρ = max |q_πᵀΓ†1_s|, the PI weights' bound of the paper's
+// Theorem 1, over every query.
+func (p *Plan) Rho() float64 {
+	return eval.BoundSpec{WeightLo: p.WeightLo, WeightHi: p.WeightHi}.Rho()
+}
+
+// Weight returns the PI weight q_πᵀ Γ† 1_s of slate s (candidate indices)
+// on query q.
+func (p *Plan) Weight(q int, s []int32) float64 {
+	qp := &p.queries[q]
+	return impute.SlateSum(qp.g, qp.m, s)
+}
+
+// Ratio returns the IPS ratio π(s|x)/μ(s|x) of slate s on query q: for a
+// deterministic target 1{s = s*}/μ(s*|x); for a stochastic one π(s)/μ(s),
+// NaN when the target's slate probabilities are unknown.
+func (p *Plan) Ratio(q int, s []int32) float64 {
+	qp := &p.queries[q]
+	if qp.star != nil {
+		if slices.Equal(qp.star, s) {
+			return qp.invMu
+		}
+		return 0
+	}
+	pi := p.Target.Prob(q, s)
+	if math.IsNaN(pi) || pi == 0 {
+		return pi
+	}
+	return pi / qp.dist.Prob(s)
+}
+
+// Spectra returns the conditioning of every Γ the plan used, ordered by
+// shape.
+func (p *Plan) Spectra() []GammaInfo {
+	var out []GammaInfo
+	for _, g := range p.Gammas.All() {
+		sp := g.Spectrum()
+		info := GammaInfo{
+			M: g.M(), Slots: g.L(), Rank: sp.Rank, MaxEigenvalue: sp.Max,
+			MinKeptEigenvalue: sp.MinKept, MaxDroppedEigenvalue: sp.MaxDropped,
+			Condition: sp.Condition(), Exact: g.Exact(), StdErr: g.StdErr(),
+		}
+		if !g.Exact() {
+			info.Method, info.ErrorBound = g.Method(), g.ErrorBound()
+		}
+		out = append(out, info)
+	}
+	return out
+}
+
+// GammaInfo describes one Γ: its shape and what its pseudoinverse kept.
+type GammaInfo struct {
+	M                    int     `json:"m"`
+	Slots                int     `json:"slots"`
+	Rank                 int     `json:"rank"`
+	MaxEigenvalue        float64 `json:"max_eigenvalue"`
+	MinKeptEigenvalue    float64 `json:"min_kept_eigenvalue"`
+	MaxDroppedEigenvalue float64 `json:"max_dropped_eigenvalue"`
+	Condition            float64 `json:"condition"`
+	Exact                bool    `json:"exact"`
+	StdErr               float64 `json:"stderr,omitempty"`
+	// Method is how Γ was computed when not exactly (e.g. monte-carlo);
+	// ErrorBound bounds the error of its entries (0 when exact).
+	Method     string  `json:"method,omitempty"`
+	ErrorBound float64 `json:"error_bound,omitempty"`
+}

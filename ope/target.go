@@ -1,0 +1,250 @@
+package ope
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/ranker"
+)
+
+// Target is a target policy π on the candidates of every query (the one
+// type for a target; package policy builds it from a rank source): either
+// deterministic (one slate s*(x) per query, q_π = 1_{s*}) or stochastic
+// (per-query slot marginals q_π(j, a) = P_π(s_j = a), and optionally the
+// slate probabilities π(s|x) that IPS needs).
+type Target struct {
+	name  string
+	slots int
+	// Deterministic: query q's slate is slates[off[q]:off[q+1]].
+	off    []int
+	slates []int32
+	// Stochastic: query q's ℓ_x·m_x marginals, and π(s|x) when known.
+	marg [][]float64
+	prob func(q int, s []int32) float64
+}
+
+// Name returns the target's name (its spelling on the command line).
+func (t *Target) Name() string { return t.name }
+
+// Slots returns ℓ.
+func (t *Target) Slots() int { return t.slots }
+
+// Deterministic reports whether π shows one slate per query.
+func (t *Target) Deterministic() bool { return t.slates != nil }
+
+// Slate returns query q's target slate (candidate indices) of a
+// deterministic target, nil otherwise.
+func (t *Target) Slate(q int) []int32 {
+	if t.slates == nil {
+		return nil
+	}
+	return t.slates[t.off[q]:t.off[q+1]:t.off[q+1]]
+}
+
+// Marginals returns q_π of query q (ℓ_x·m_x values, index j·m_x + a) of a
+// stochastic target, nil for a deterministic one.
+func (t *Target) Marginals(q int) []float64 {
+	if t.marg == nil {
+		return nil
+	}
+	return t.marg[q]
+}
+
+// Prob returns π(s|x) for query q, or NaN when the target does not know its
+// slate probabilities (a stochastic target given by marginals only).
+func (t *Target) Prob(q int, s []int32) float64 {
+	if t.slates != nil {
+		if slices.Equal(t.Slate(q), s) {
+			return 1
+		}
+		return 0
+	}
+	if t.prob == nil {
+		return math.NaN()
+	}
+	return t.prob(q, s)
+}
+
+// NewDeterministicTarget returns the target that shows slate(q) on query q:
+// ℓ_x = min(ℓ, m_x) distinct candidate indices of c, slot 1 first.
+func NewDeterministicTarget(name string, c *impute.Candidates, slots int, slate func(q int) []int32) (*Target, error) {
+	if slots < 1 {
+		return nil, fmt.Errorf("target %s: %d slots", name, slots)
+	}
+	nq := c.NumQueries()
+	t := &Target{name: name, slots: slots, off: make([]int, nq+1)}
+	for q := range nq {
+		t.off[q+1] = t.off[q] + c.Slots(q, slots)
+	}
+	t.slates = make([]int32, t.off[nq])
+	for q := range nq {
+		s := slate(q)
+		if err := checkSlate(s, c.Size(q), c.Slots(q, slots)); err != nil {
+			return nil, fmt.Errorf("target %s, query %q: %w", name, c.Name(q), err)
+		}
+		copy(t.slates[t.off[q]:], s)
+	}
+	return t, nil
+}
+
+// checkSlate reports a slate that is not l distinct candidates out of m.
+func checkSlate(s []int32, m, l int) error {
+	if len(s) != l {
+		return fmt.Errorf("slate of %d documents, want %d", len(s), l)
+	}
+	for j, a := range s {
+		if a < 0 || int(a) >= m {
+			return fmt.Errorf("slot %d holds candidate %d, not in 0..%d", j+1, a, m-1)
+		}
+		for _, b := range s[:j] {
+			if a == b {
+				return fmt.Errorf("slot %d repeats candidate %d", j+1, a)
+			}
+		}
+	}
+	return nil
+}
+
+// TopTarget returns the deterministic target that shows each query's ℓ_x
+// best candidates by a per-document score (one score per dataset document,
+// as ranker.Source returns), ties to the lower document position — the top ℓ
+// of a rank source restricted to the candidates.
+func TopTarget(name string, c *impute.Candidates, slots int, scores []float64) (*Target, error) {
+	ds := c.Dataset()
+	if len(scores) != ds.NumDocs() {
+		return nil, fmt.Errorf("target %s: %d scores for %d documents", name, len(scores), ds.NumDocs())
+	}
+	var used []bool
+	slate := make([]int32, slots)
+	return NewDeterministicTarget(name, c, slots, func(q int) []int32 {
+		lo, _ := ds.Query(c.Query(q))
+		docs := c.Docs(q)
+		used = append(used[:0], make([]bool, len(docs))...)
+		s := slate[:c.Slots(q, slots)]
+		// Selection in O(ℓm): candidates are in logging-rank order, so ties
+		// must be broken on the document position explicitly.
+		for j := range s {
+			best := -1
+			for a, d := range docs {
+				if used[a] {
+					continue
+				}
+				v := scores[lo+int(d)]
+				if best < 0 || v > scores[lo+int(docs[best])] || (v == scores[lo+int(docs[best])] && d < docs[best]) {
+					best = a
+				}
+			}
+			used[best] = true
+			s[j] = int32(best)
+		}
+		return s
+	})
+}
+
+// SlotActionTarget returns the deterministic target of a PI-OPT model: for
+// every query the slot-action slate (greedy or exact) over the candidates,
+// from the model's (document, slot) pair scores.
+func SlotActionTarget(ctx context.Context, name string, c *impute.Candidates, slots int, model *ranker.Model, method ranker.SlateMethod) (*Target, error) {
+	pairs, err := slotScores(ctx, "target "+name, c, slots, model)
+	if err != nil {
+		return nil, err
+	}
+	var solver impute.SlateSolver
+	var buf []float64
+	slate := make([]int32, slots)
+	return NewDeterministicTarget(name, c, slots, func(q int) []int32 {
+		buf = pairs(q, buf[:0])
+		s := slate[:c.Slots(q, slots)]
+		method.Solve(&solver, buf, len(c.Docs(q)), s)
+		return s
+	})
+}
+
+// SlotActionModel returns a PI-OPT model's scores of every (slot, candidate)
+// pair as a reward model: φ̄_x(j, a) is the model's prediction for
+// [f(x, a); onehot(j)], what it was trained to predict (dr's
+// `--baseline model:PATH`).
+func SlotActionModel(ctx context.Context, name string, c *impute.Candidates, slots int, model *ranker.Model) (PhiTable, error) {
+	pairs, err := slotScores(ctx, name, c, slots, model)
+	if err != nil {
+		return nil, err
+	}
+	t := make(PhiTable, c.NumQueries())
+	for q := range t {
+		t[q] = pairs(q, nil)[:c.Slots(q, slots)*c.Size(q)]
+	}
+	return t, nil
+}
+
+// slotScores scores the dataset with a slot-action model and returns a
+// function appending query q's candidates' pair scores to buf, ℓm (index
+// j·m + a, over every slot the model scores). Errors start with what.
+func slotScores(ctx context.Context, what string, c *impute.Candidates, slots int, model *ranker.Model) (func(q int, buf []float64) []float64, error) {
+	ds := c.Dataset()
+	sc, err := model.Score(ctx, ds, ranker.ScoreOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	stride := sc.Stride()
+	if sc.Slots < slots {
+		return nil, fmt.Errorf("%s: the model scores %d slots, the evaluation needs %d", what, sc.Slots, slots)
+	}
+	return func(q int, buf []float64) []float64 {
+		lo, _ := ds.Query(c.Query(q))
+		for j := range stride { // the candidates' pair scores, ℓm
+			for _, d := range c.Docs(q) {
+				buf = append(buf, sc.Values[(lo+int(d))*stride+j])
+			}
+		}
+		return buf
+	}, nil
+}
+
+// NewStochasticTarget returns a stochastic target given by its slot
+// marginals q_π per query (ℓ_x·m_x values each, index j·m_x + a) and, when
+// prob is not nil, its slate probabilities π(s|x) (needed by IPS).
+func NewStochasticTarget(name string, c *impute.Candidates, slots int, marginals [][]float64, prob func(q int, s []int32) float64) (*Target, error) {
+	if len(marginals) != c.NumQueries() {
+		return nil, fmt.Errorf("target %s: marginals for %d queries, data has %d", name, len(marginals), c.NumQueries())
+	}
+	for q, m := range marginals {
+		lx, mx := c.Slots(q, slots), c.Size(q)
+		if len(m) != lx*mx {
+			return nil, fmt.Errorf("target %s, query %q: %d marginals, want ℓ·m = %d", name, c.Name(q), len(m), lx*mx)
+		}
+		for j := range lx {
+			sum := 0.0
+			for _, p := range m[j*mx : (j+1)*mx] {
+				if !(p >= 0 && p <= 1) {
+					return nil, fmt.Errorf("target %s, query %q: marginal %g not a probability", name, c.Name(q), p)
+				}
+				sum += p
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				return nil, fmt.Errorf("target %s, query %q: slot %d marginals sum to %g", name, c.Name(q), j+1, sum)
+			}
+		}
+	}
+	return &Target{name: name, slots: slots, marg: marginals, prob: prob}, nil
+}
+
+// LoggingTarget returns the stochastic target that draws slates like the
+// logging policy lg on the same candidates (π = μ when lg is the logging
+// policy): its marginals come from Γ and its slate probabilities are exact.
+func LoggingTarget(name string, c *impute.Candidates, slots int, gammas *impute.GammaCache) (*Target, error) {
+	nq := c.NumQueries()
+	marg := make([][]float64, nq)
+	dists := make([]*impute.Dist, nq)
+	for q := range nq {
+		g, err := gammas.Query(q, c.Size(q), c.Slots(q, slots))
+		if err != nil {
+			return nil, fmt.Errorf("target %s: %w", name, err)
+		}
+		marg[q] = g.Marginals(nil)
+		dists[q] = g.Dist()
+	}
+	return NewStochasticTarget(name, c, slots, marg, func(q int, s []int32) float64 { return dists[q].Prob(s) })
+}

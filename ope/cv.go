@@ -2,8 +2,6 @@ package ope
 
 import (
 	"fmt"
-
-	"github.com/piopt/piopt/eval"
 )
 
 // DefaultCVFolds is pi-cv's number of cross-fitting folds: each fold's
@@ -20,11 +18,11 @@ func cvFolds(k int) int {
 }
 
 // CVEvaluator folds a log into pi-cv, PI with the control variate G − 1
-// and a cross-fitted coefficient (eval.CVFolds has the arithmetic and the
+// and a cross-fitted coefficient (CVFolds has the arithmetic and the
 // reasons).
 type CVEvaluator struct {
 	plan   *Plan
-	folds  *eval.CVFolds
+	folds  *CVFolds
 	sigma2 float64 // σ²_x summed over the samples' contexts
 }
 
@@ -34,7 +32,7 @@ func (p *Plan) NewCV(k int) (*CVEvaluator, error) {
 	if k < 1 {
 		return nil, fmt.Errorf("offpolicy: pi-cv needs at least one fold, got %d", k)
 	}
-	return &CVEvaluator{plan: p, folds: eval.NewCVFolds(k)}, nil
+	return &CVEvaluator{plan: p, folds: NewCVFolds(k)}, nil
 }
 
 // Add records one logged sample: query q, slate s and reward r.
@@ -49,7 +47,7 @@ func (c *CVEvaluator) add(r, w, sigma2 float64) {
 }
 
 // Folds returns the per-fold statistics gathered so far.
-func (c *CVEvaluator) Folds() *eval.CVFolds { return c.folds }
+func (c *CVEvaluator) Folds() *CVFolds { return c.folds }
 
 // CVDiagnostics are what pi-cv reports besides its estimate: the
 // coefficient on the whole log (in-sample, what the folds' coefficients
@@ -60,13 +58,13 @@ type CVDiagnostics struct {
 }
 
 // Estimate returns pi-cv with its empirical-Bernstein interval (on the
-// terms G_i(r_i − β_k) + β_k, see eval.CVFolds.EmpiricalBernstein), the PI
+// terms G_i(r_i − β_k) + β_k, see CVFolds.EmpiricalBernstein), the PI
 // weights' diagnostics and the coefficients.
 func (c *CVEvaluator) Estimate(iv Intervals) (*Estimate, CVDiagnostics) {
 	p := c.plan
 	t := c.folds.Total()
 	n := float64(max(t.N, 1))
-	b := eval.BoundSpec{Delta: iv.Delta, Sigma2: c.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
+	b := BoundSpec{Delta: iv.Delta, Sigma2: c.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 	betas := c.folds.Betas()
 	e := &Estimate{Value: Float(c.folds.Value(betas)), N: t.N}
@@ -77,7 +75,7 @@ func (c *CVEvaluator) Estimate(iv Intervals) (*Estimate, CVDiagnostics) {
 		MaxAbs: Float(t.MaxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.Rho()),
 		RangeLo: Float(b.WeightLo), RangeHi: Float(b.WeightHi), Sigma2Uniform: Float(p.Sigma2),
 	}
-	beta, ok := eval.Beta(&t)
+	beta, ok := Beta(&t)
 	if !ok && t.N >= 2 {
 		e.Warnings = append(e.Warnings, "the PI weights do not vary on this log: pi-cv is PI")
 	}

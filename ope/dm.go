@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-
-	"github.com/piopt/piopt/eval"
 )
 
 // Regressor fits the direct method's reward model: a regression of the
 // logged reward on the concatenated features of the ℓ slotted documents
-// (eval.SlateFeatures). Implementations train through package trainer
+// (SlateFeatures). Implementations train through package trainer
 // (regression tree and lasso, see package policy); tests use pure-Go ones.
 type Regressor interface {
 	// Fit regresses y on the rows of x (row-major, cols columns each).
@@ -80,7 +78,7 @@ func (p *Plan) dmRows(d *dmSamples, n int) (x []float32, y []float32) {
 			docs[k] = cand[a]
 			k++
 		}
-		eval.SlateFeatures(x[i*cols:(i+1)*cols], ds.Features[lo*nf:hi*nf], nf, docs[:k], l)
+		SlateFeatures(x[i*cols:(i+1)*cols], ds.Features[lo*nf:hi*nf], nf, docs[:k], l)
 	}
 	d.rows = n
 	return x, d.r[:n]
@@ -106,7 +104,7 @@ func (p *Plan) buildTargetRows() []float32 {
 		for j, a := range star {
 			docs[j] = cand[a]
 		}
-		eval.SlateFeatures(x[q*l*nf:(q+1)*l*nf], ds.Features[lo*nf:hi*nf], nf, docs[:len(star)], l)
+		SlateFeatures(x[q*l*nf:(q+1)*l*nf], ds.Features[lo*nf:hi*nf], nf, docs[:len(star)], l)
 	}
 	return x
 }
@@ -117,7 +115,7 @@ func (p *Plan) buildTargetRows() []float32 {
 type dmFit struct {
 	nTrain int
 	preds  map[string][]float64
-	clip   eval.Interval
+	clip   Interval
 }
 
 // directMethod trains every model the DM variants need on the first nTrain
@@ -156,12 +154,12 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 	}
 	for _, v := range variants {
 		e := &Estimate{N: nEval, TrainRows: int64(nTrain)}
-		var c *eval.Interval
+		var c *Interval
 		if v.Clip {
 			cl := fit.clip
 			c, e.Clip = &cl, &cl
 		}
-		val, _ := eval.DirectMethod(fit.preds[v.Model], evalCounts, c)
+		val, _ := DirectMethod(fit.preds[v.Model], evalCounts, c)
 		e.Value = Float(val)
 		out[v.Name] = e
 	}
@@ -172,7 +170,7 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 // of train and predicts every query's target slate with it.
 func (p *Plan) fitDM(ctx context.Context, train *dmSamples, nTrain int, regs map[string]Regressor, variants []DMVariant) (*dmFit, error) {
 	x, y := p.dmRows(train, nTrain)
-	f := &dmFit{nTrain: nTrain, preds: map[string][]float64{}, clip: eval.Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}}
+	f := &dmFit{nTrain: nTrain, preds: map[string][]float64{}, clip: Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}}
 	for _, r := range y {
 		f.clip.Lo, f.clip.Hi = min(f.clip.Lo, float64(r)), max(f.clip.Hi, float64(r))
 	}

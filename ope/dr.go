@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/parallel"
 )
@@ -48,12 +47,12 @@ func ConstantModel(c *impute.Candidates, slots int, v float64) PhiTable {
 }
 
 // DREvaluator folds a log into dr and wdr for a plan's target and a fixed
-// reward model (eval.DRSums has the arithmetic). Memory is O(queries).
+// reward model (DRSums has the arithmetic). Memory is O(queries).
 type DREvaluator struct {
 	plan  *Plan
 	model RewardModel
 	base  []float64 // per query: q_πᵀφ̄_x, the model's value of the target
-	sums  eval.DRSums
+	sums  DRSums
 	// σ²_x summed over the samples' contexts, as Evaluator does for PI.
 	sigma2 float64
 	// ModelLo and ModelHi are the exact extremes of 1_sᵀφ̄_x over every
@@ -105,7 +104,7 @@ func (p *Plan) modelValue(q int, phi []float64) float64 {
 // the per-query values and ranges are shared, read-only.
 func (d *DREvaluator) empty() *DREvaluator {
 	e := *d
-	e.sums, e.sigma2 = eval.DRSums{}, 0
+	e.sums, e.sigma2 = DRSums{}, 0
 	return &e
 }
 
@@ -142,15 +141,15 @@ func (d *DREvaluator) Add(q int, s []int32, r float64) {
 }
 
 // Sums returns the statistics gathered so far.
-func (d *DREvaluator) Sums() *eval.DRSums { return &d.sums }
+func (d *DREvaluator) Sums() *DRSums { return &d.sums }
 
 // Spec returns the intervals' specification: δ and the reward range of iv,
 // the plan's PI weight range and the model's range.
-func (d *DREvaluator) Spec(iv Intervals) eval.DRSpec {
+func (d *DREvaluator) Spec(iv Intervals) DRSpec {
 	p := d.plan
 	n := float64(max(d.sums.Terms.N, 1))
-	return eval.DRSpec{
-		Bound: eval.BoundSpec{Delta: iv.Delta, Sigma2: d.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
+	return DRSpec{
+		Bound: BoundSpec{Delta: iv.Delta, Sigma2: d.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 			RewardLo: iv.RewardLo, RewardHi: iv.RewardHi},
 		ModelLo: d.ModelLo, ModelHi: d.ModelHi,
 	}
@@ -175,7 +174,7 @@ func (d *DREvaluator) Estimates(iv Intervals) (dr, wdr *Estimate) {
 	return dr, wdr
 }
 
-func (d *DREvaluator) weightStats(b eval.BoundSpec) *WeightStats {
+func (d *DREvaluator) weightStats(b BoundSpec) *WeightStats {
 	w := &d.sums.Corr // the residuals weighted by G: its weights are PI's
 	return &WeightStats{
 		Mean: Float(w.MeanWeight()), NegativeShare: Float(w.NegativeShare()), ESS: Float(w.ESS()),

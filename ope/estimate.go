@@ -5,8 +5,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-
-	"github.com/piopt/piopt/eval"
 )
 
 // Estimator names: the values of --estimators and the keys of JSON results.
@@ -162,17 +160,17 @@ type Estimate struct {
 	N int64 `json:"n"`
 	// Bernstein is the paper's Theorem 1 interval (PI, IPS), or its
 	// self-normalised counterpart (wPI, wIPS), with σ² and ρ of Weights.
-	Bernstein *eval.Interval `json:"bernstein,omitempty"`
+	Bernstein *Interval `json:"bernstein,omitempty"`
 	// EmpiricalBernstein is Maurer and Pontil's interval (2009, Thm. 4).
-	EmpiricalBernstein *eval.Interval `json:"empirical_bernstein,omitempty"`
+	EmpiricalBernstein *Interval `json:"empirical_bernstein,omitempty"`
 	// Bootstrap is the seeded Poisson-bootstrap percentile interval. All
 	// intervals are intersected with the reward range, which holds V.
-	Bootstrap *eval.Interval `json:"bootstrap,omitempty"`
-	Weights   *WeightStats   `json:"weights,omitempty"`
+	Bootstrap *Interval    `json:"bootstrap,omitempty"`
+	Weights   *WeightStats `json:"weights,omitempty"`
 	// DM only: the rows the model was trained on and the reward range the
 	// clipped variant clips to.
-	TrainRows int64          `json:"train_rows,omitempty"`
-	Clip      *eval.Interval `json:"clip,omitempty"`
+	TrainRows int64     `json:"train_rows,omitempty"`
+	Clip      *Interval `json:"clip,omitempty"`
 	// pi-cv only: the control variate's coefficients.
 	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
 	// dr and wdr only: their reward model.
@@ -229,7 +227,7 @@ type Intervals struct {
 
 // weightEstimate fills the estimate of a plain or self-normalised weighted
 // mean with its intervals and diagnostics.
-func weightEstimate(s *eval.Sums, b eval.BoundSpec, boot *eval.Bootstrap, channel int, selfNorm bool, sigma2Uniform float64, label string) *Estimate {
+func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm bool, sigma2Uniform float64, label string) *Estimate {
 	e := &Estimate{N: s.N}
 	// The deviation bounds need σ² and the weight range; without them
 	// (IPS of a stochastic target) only the bootstrap is given.
@@ -244,17 +242,17 @@ func weightEstimate(s *eval.Sums, b eval.BoundSpec, boot *eval.Bootstrap, channe
 			e.Warnings = append(e.Warnings, fmt.Sprintf("Σ %s weights is 0 (no logged slate carries weight for the target): estimate set to 0", label))
 		}
 		if bounds {
-			iv := eval.BernsteinSelfNormalized(s, b)
+			iv := BernsteinSelfNormalized(s, b)
 			e.Bernstein = &iv
-			eb := eval.EmpiricalBernsteinSelfNormalized(s, b)
+			eb := EmpiricalBernsteinSelfNormalized(s, b)
 			e.EmpiricalBernstein = &eb
 		}
 	} else {
 		e.Value = Float(s.Mean())
 		if bounds {
-			iv := eval.Bernstein(s, b)
+			iv := Bernstein(s, b)
 			e.Bernstein = &iv
-			eb := eval.EmpiricalBernstein(s, b)
+			eb := EmpiricalBernstein(s, b)
 			e.EmpiricalBernstein = &eb
 		}
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 )
 
@@ -35,9 +34,9 @@ type EvalOptions struct {
 type Evaluator struct {
 	plan   *Plan
 	opt    EvalOptions
-	pi     eval.Sums
-	ips    eval.Sums
-	boot   *eval.Bootstrap
+	pi     Sums
+	ips    Sums
+	boot   *Bootstrap
 	w      []float64
 	counts []int64 // per query: samples
 	// Σ_i over samples of the per-context terms: σ²_x, 1/μ(s*|x), V(x, s*).
@@ -53,12 +52,12 @@ type Evaluator struct {
 // NewEvaluator returns an evaluator of the plan's target.
 func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 	iv := opt.Intervals
-	if err := (eval.BoundSpec{Delta: iv.Delta, WeightLo: 0, WeightHi: 0, RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}).Validate(); err != nil {
+	if err := (BoundSpec{Delta: iv.Delta, WeightLo: 0, WeightHi: 0, RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}).Validate(); err != nil {
 		return nil, err
 	}
 	e := &Evaluator{plan: p, opt: opt, w: make([]float64, 2), counts: make([]int64, p.Candidates.NumQueries())}
 	if iv.Bootstrap > 0 {
-		e.boot = eval.NewBootstrap(iv.Bootstrap, 2, iv.Seed)
+		e.boot = NewBootstrap(iv.Bootstrap, 2, iv.Seed)
 	}
 	if opt.Estimators.PICV {
 		var err error
@@ -154,7 +153,7 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	// σ² is an expectation over the context distribution; the log's
 	// contexts are its empirical version. ρ is a supremum over contexts;
 	// the dataset's queries contain every context a log can name.
-	piBound := eval.BoundSpec{Delta: iv.Delta, Sigma2: e.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
+	piBound := BoundSpec{Delta: iv.Delta, Sigma2: e.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 	if est.PI {
 		res.Estimates[PI] = weightEstimate(&e.pi, piBound, e.boot, 0, false, p.Sigma2, "PI")
@@ -173,7 +172,7 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 		}
 	}
 	if est.IPS || est.WIPS {
-		ipsBound := eval.BoundSpec{Delta: iv.Delta, Sigma2: e.ipsSigma2 / n, WeightLo: 0, WeightHi: p.IPSMax,
+		ipsBound := BoundSpec{Delta: iv.Delta, Sigma2: e.ipsSigma2 / n, WeightLo: 0, WeightHi: p.IPSMax,
 			RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 		for _, x := range []struct {
 			on   bool

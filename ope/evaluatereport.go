@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/ranker"
 )
 
@@ -58,7 +57,7 @@ func EstimatesJSON(s *EvaluateSetup, res *Result) any {
 	return out
 }
 
-func fmtInterval(iv *eval.Interval) string {
+func fmtInterval(iv *Interval) string {
 	if iv == nil {
 		return "-"
 	}

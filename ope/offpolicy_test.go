@@ -256,7 +256,7 @@ func coverage(t *testing.T, logging string, reps, n, boot int, delta float64) (m
 		res, _ := ev.Result(context.Background())
 		for _, name := range []string{PI, WPI, IPS, WIPS} {
 			e := res.Estimates[name]
-			for kind, iv := range map[string]*eval.Interval{"bernstein": e.Bernstein, "empirical-bernstein": e.EmpiricalBernstein, "bootstrap": e.Bootstrap} {
+			for kind, iv := range map[string]*Interval{"bernstein": e.Bernstein, "empirical-bernstein": e.EmpiricalBernstein, "bootstrap": e.Bootstrap} {
 				if iv == nil {
 					continue
 				}

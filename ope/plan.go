@@ -200,7 +200,7 @@ func (p *Plan) Query(q int) Query {
 // Rho returns ρ = max |q_πᵀΓ†1_s|, the PI weights' bound of the paper's
 // Theorem 1, over every query.
 func (p *Plan) Rho() float64 {
-	return eval.BoundSpec{WeightLo: p.WeightLo, WeightHi: p.WeightHi}.Rho()
+	return BoundSpec{WeightLo: p.WeightLo, WeightHi: p.WeightHi}.Rho()
 }
 
 // Weight returns the PI weight q_πᵀ Γ† 1_s of slate s (candidate indices)

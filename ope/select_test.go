@@ -15,13 +15,12 @@ import (
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/ranker"
 )
 
 // selectModel is a model whose estimator est has the given value and
 // Bernstein interval (nil: none).
-func selectModel(name, est string, v float64, iv *eval.Interval) SelectModel {
+func selectModel(name, est string, v float64, iv *Interval) SelectModel {
 	return SelectModel{Name: name, Setup: &EvaluateSetup{Target: name},
 		Result: &Result{Estimates: map[string]*Estimate{est: {Value: Float(v), Bernstein: iv}}}}
 }
@@ -30,11 +29,11 @@ func selectModel(name, est string, v float64, iv *eval.Interval) SelectModel {
 // a model is marked when its interval meets the best's (touching counts).
 func TestRank(t *testing.T) {
 	models := []SelectModel{
-		selectModel("a", WPI, 0.5, &eval.Interval{Lo: 0.4, Hi: 0.6}),
+		selectModel("a", WPI, 0.5, &Interval{Lo: 0.4, Hi: 0.6}),
 		selectModel("nan", WPI, math.NaN(), nil),
-		selectModel("b", WPI, 0.7, &eval.Interval{Lo: 0.65, Hi: 0.75}),
-		selectModel("d", WPI, 0.5, &eval.Interval{Lo: 0.61, Hi: 0.66}),
-		selectModel("e", WPI, 0.3, &eval.Interval{Lo: 0.1, Hi: 0.65}),
+		selectModel("b", WPI, 0.7, &Interval{Lo: 0.65, Hi: 0.75}),
+		selectModel("d", WPI, 0.5, &Interval{Lo: 0.61, Hi: 0.66}),
+		selectModel("e", WPI, 0.3, &Interval{Lo: 0.1, Hi: 0.65}),
 		selectModel("f", WPI, 0.2, nil),
 	}
 	s, err := Rank(models, WPI, IntervalBernstein, 0.05, "x.log")
@@ -63,9 +62,9 @@ func TestRank(t *testing.T) {
 // TestSelectionTable pins the table's layout.
 func TestSelectionTable(t *testing.T) {
 	models := []SelectModel{
-		selectModel("feature:3", PI, 0.25, &eval.Interval{Lo: 0.1, Hi: 0.4}),
-		selectModel("best", PI, 0.5, &eval.Interval{Lo: 0.35, Hi: 0.65}),
-		selectModel("worst", PI, 0.125, &eval.Interval{Lo: 0, Hi: 0.3}),
+		selectModel("feature:3", PI, 0.25, &Interval{Lo: 0.1, Hi: 0.4}),
+		selectModel("best", PI, 0.5, &Interval{Lo: 0.35, Hi: 0.65}),
+		selectModel("worst", PI, 0.125, &Interval{Lo: 0, Hi: 0.3}),
 	}
 	for _, m := range models {
 		*m.Setup = EvaluateSetup{Samples: 1000, LoggedQueries: 9, Queries: 10, Slots: 3, Logging: "pa:1", RankBy: "feature:1", Candidates: 8}

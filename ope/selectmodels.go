@@ -11,7 +11,6 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/parallel"
 )
 
@@ -144,7 +143,7 @@ func ParseIntervalKind(s string) (string, error) {
 
 // interval returns the estimate's interval of the given kind (nil when it
 // was not computed).
-func interval(e *Estimate, kind string) *eval.Interval {
+func interval(e *Estimate, kind string) *Interval {
 	if e == nil {
 		return nil
 	}
@@ -170,9 +169,9 @@ type SelectModel struct {
 // RankedModel is a model of a Selection in its place.
 type RankedModel struct {
 	SelectModel
-	Rank     int            // 1 = best
-	Value    float64        // the ranking estimator's estimate
-	Interval *eval.Interval // its interval of the selection's kind
+	Rank     int       // 1 = best
+	Value    float64   // the ranking estimator's estimate
+	Interval *Interval // its interval of the selection's kind
 	// NotSeparable says the model's interval overlaps the best model's:
 	// at the intervals' level the log does not tell the two apart. The
 	// best model itself is not marked.

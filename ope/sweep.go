@@ -397,10 +397,10 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 		// Checkpoint 0 may be n = 0 (grid point 1 has n/2 = 0).
 	}
 	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: p.Scorer, Seed: seed}
-	var pi, ips eval.Sums
-	var cv *eval.CVFolds
+	var pi, ips Sums
+	var cv *CVFolds
 	if est.PICV {
-		cv = eval.NewCVFolds(cvFolds(cfg.CVFolds))
+		cv = NewCVFolds(cvFolds(cfg.CVFolds))
 	}
 	var value float64
 	var i int64

@@ -1,4 +1,4 @@
-package eval
+package ope
 
 // The direct method (DM) regresses the logged reward on a description of
 // the (context, slate) pair and predicts the target's slate with the fitted

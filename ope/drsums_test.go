@@ -1,4 +1,4 @@
-package eval
+package ope
 
 import (
 	"math/rand/v2"

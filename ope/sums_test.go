@@ -1,13 +1,10 @@
-package eval
+package ope
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"testing"
 )
-
-func near(a, b, tol float64) bool { return math.Abs(a-b) <= tol }
 
 func TestSumsHandComputed(t *testing.T) {
 	r := []float64{1, 0, 0.5}
@@ -30,18 +27,18 @@ func TestSumsHandComputed(t *testing.T) {
 		{"max |w|", s.MaxAbsWeight(), 4},
 		{"min w", s.MinW, -1},
 		{"max r", s.MaxR, 1},
-		{"PI", PI(r, w), 4.0 / 3},
-		{"IPS", IPS(r, w), 4.0 / 3},
+		{"PI", piOf(r, w), 4.0 / 3},
+		{"IPS", piOf(r, w), 4.0 / 3},
 	}
 	for _, c := range checks {
 		if !near(c.got, c.want, 1e-12) {
 			t.Errorf("%s = %.15g, want %.15g", c.name, c.got, c.want)
 		}
 	}
-	if v, ok := WPI(r, w); !ok || !near(v, 0.8, 1e-12) {
+	if v, ok := wpiOf(r, w); !ok || !near(v, 0.8, 1e-12) {
 		t.Errorf("wPI = %g, %v; want 0.8", v, ok)
 	}
-	if v, ok := WIPS(r, w); !ok || !near(v, 0.8, 1e-12) {
+	if v, ok := wpiOf(r, w); !ok || !near(v, 0.8, 1e-12) {
 		t.Errorf("wIPS = %g, %v; want 0.8", v, ok)
 	}
 }
@@ -56,15 +53,15 @@ func TestRatioEstimatorsZeroDenominator(t *testing.T) {
 		{"weights cancel", []float64{0.3, 0.9}, []float64{1, -1}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if v, ok := WPI(tc.r, tc.w); ok || v != 0 {
+			if v, ok := wpiOf(tc.r, tc.w); ok || v != 0 {
 				t.Fatalf("wPI = %g, %v; want 0, false", v, ok)
 			}
-			if v, ok := WIPS(tc.r, tc.w); ok || v != 0 {
+			if v, ok := wpiOf(tc.r, tc.w); ok || v != 0 {
 				t.Fatalf("wIPS = %g, %v; want 0, false", v, ok)
 			}
 		})
 	}
-	if PI(nil, nil) != 0 {
+	if piOf(nil, nil) != 0 {
 		t.Fatal("PI of an empty log must be 0")
 	}
 }
@@ -125,7 +122,7 @@ func TestPIEqualsIPSForOneSlot(t *testing.T) {
 		// Γ† = m·I: 1_{s*}ᵀ(mI)1_s.
 		wpi = append(wpi, m*b2f(a == 3))
 	}
-	if PI(r, wpi) != IPS(r, wips) {
+	if piOf(r, wpi) != piOf(r, wips) {
 		t.Fatal("PI ≠ IPS at ℓ = 1")
 	}
 }
@@ -137,15 +134,27 @@ func b2f(b bool) float64 {
 	return 0
 }
 
-func ExamplePI() {
+func ExampleSums() {
 	// Three logged slates with their rewards and PI weights q_πᵀΓ†1_s.
 	rewards := []float64{1, 0, 0.5}
 	weights := []float64{2, -1, 4}
-	wpi, ok := WPI(rewards, weights)
-	fmt.Printf("PI %.4f  wPI %.4f (%v)\n", PI(rewards, weights), wpi, ok)
+	wpi, ok := wpiOf(rewards, weights)
+	fmt.Printf("PI %.4f  wPI %.4f (%v)\n", piOf(rewards, weights), wpi, ok)
 	s := SumsOf(rewards, weights)
 	fmt.Printf("ESS %.3f, negative weights %.0f%%\n", s.ESS(), 100*s.NegativeShare())
 	// Output:
 	// PI 1.3333  wPI 0.8000 (true)
 	// ESS 1.190, negative weights 33%
+}
+
+// piOf and wpiOf are the plain and self-normalised weighted means of
+// paired rewards and weights (PI and wPI, or IPS and wIPS with ratios).
+func piOf(rewards, weights []float64) float64 {
+	s := SumsOf(rewards, weights)
+	return s.Mean()
+}
+
+func wpiOf(rewards, weights []float64) (float64, bool) {
+	s := SumsOf(rewards, weights)
+	return s.SelfNormalized()
 }

@@ -1,4 +1,4 @@
-package eval
+package ope
 
 // Doubly-robust PI (dr, wdr). A slot-additive reward model φ̄_x(j, a)
 // predicts the value of every slate, 1_sᵀφ̄_x; PI is applied to what the

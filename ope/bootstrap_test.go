@@ -1,9 +1,11 @@
-package eval
+package ope
 
 import (
 	"fmt"
 	"math"
 	"testing"
+
+	"github.com/piopt/piopt/eval"
 )
 
 func TestPoissonTable(t *testing.T) {
@@ -37,7 +39,7 @@ func TestBootstrapCounts(t *testing.T) {
 	for range n {
 		b.Add(1, w)
 	}
-	mean, std := MeanStd(b.count)
+	mean, std := eval.MeanStd(b.count)
 	if !near(mean, n, 3*math.Sqrt(n/float64(reps))*2) || !near(std*std/n, 1, 0.1) {
 		t.Fatalf("resample sizes: mean %g std %g", mean, std)
 	}

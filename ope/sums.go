@@ -1,4 +1,4 @@
-package eval
+package ope
 
 import "math"
 
@@ -63,7 +63,7 @@ func (s *Sums) Add(r, w float64) {
 // It panics if the slices differ in length (a programming error).
 func SumsOf(rewards, weights []float64) Sums {
 	if len(rewards) != len(weights) {
-		panic("eval: rewards and weights differ in length")
+		panic("ope: rewards and weights differ in length")
 	}
 	var s Sums
 	for i, r := range rewards {
@@ -118,25 +118,3 @@ func (s *Sums) NegativeShare() float64 {
 
 // MaxAbsWeight returns max |w_i|.
 func (s *Sums) MaxAbsWeight() float64 { return max(math.Abs(s.MinW), math.Abs(s.MaxW)) }
-
-// PI returns the pseudoinverse estimate (1/n) Σ r_i w_i, with w_i the PI
-// weights q_πᵀΓ†1_{s_i} of the logged slates.
-func PI(rewards, weights []float64) float64 {
-	s := SumsOf(rewards, weights)
-	return s.Mean()
-}
-
-// WPI returns the weighted pseudoinverse estimate Σ r_i w_i / Σ w_i, or 0 and
-// ok = false when Σ w_i = 0.
-func WPI(rewards, weights []float64) (v float64, ok bool) {
-	s := SumsOf(rewards, weights)
-	return s.SelfNormalized()
-}
-
-// IPS returns the inverse-propensity estimate (1/n) Σ r_i ρ_i with the slate
-// ratios ρ_i = π(s_i|x_i)/μ(s_i|x_i).
-func IPS(rewards, ratios []float64) float64 { return PI(rewards, ratios) }
-
-// WIPS returns the weighted (self-normalised) IPS estimate Σ r_i ρ_i / Σ ρ_i,
-// or 0 and ok = false when no logged slate has a positive ratio.
-func WIPS(rewards, ratios []float64) (v float64, ok bool) { return WPI(rewards, ratios) }

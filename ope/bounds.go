@@ -1,4 +1,4 @@
-package eval
+package ope
 
 import (
 	"fmt"
@@ -42,13 +42,13 @@ func (b BoundSpec) Rho() float64 { return max(math.Abs(b.WeightLo), math.Abs(b.W
 func (b BoundSpec) Validate() error {
 	switch {
 	case !(b.Delta > 0 && b.Delta < 1):
-		return fmt.Errorf("eval: delta %g not in (0, 1)", b.Delta)
+		return fmt.Errorf("ope: delta %g not in (0, 1)", b.Delta)
 	case !(b.Sigma2 >= 0) || math.IsInf(b.Sigma2, 0):
-		return fmt.Errorf("eval: sigma² %g is not a finite non-negative number", b.Sigma2)
+		return fmt.Errorf("ope: sigma² %g is not a finite non-negative number", b.Sigma2)
 	case !(b.WeightLo <= b.WeightHi):
-		return fmt.Errorf("eval: weight range [%g, %g] is empty", b.WeightLo, b.WeightHi)
+		return fmt.Errorf("ope: weight range [%g, %g] is empty", b.WeightLo, b.WeightHi)
 	case !(b.RewardLo <= b.RewardHi):
-		return fmt.Errorf("eval: reward range [%g, %g] is empty", b.RewardLo, b.RewardHi)
+		return fmt.Errorf("ope: reward range [%g, %g] is empty", b.RewardLo, b.RewardHi)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package eval
+package ope
 
 import "math"
 
@@ -34,7 +34,7 @@ type CVFolds struct {
 // panics if k < 1 (a programming error).
 func NewCVFolds(k int) *CVFolds {
 	if k < 1 {
-		panic("eval: control variate needs at least one fold")
+		panic("ope: control variate needs at least one fold")
 	}
 	return &CVFolds{Folds: make([]Sums, k)}
 }

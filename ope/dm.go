@@ -23,39 +23,15 @@ type Predictor interface {
 	Predict(ctx context.Context, x []float32, cols int, out []float64) error
 }
 
-// dmSamples are logged samples kept for DM's training part: query, slate
-// (slots entries per sample, candidate indices, −1 past ℓ_x) and reward.
-type dmSamples struct {
-	slots int
-	q     []int32
-	s     []int32
-	r     []float32
-	// x caches the design matrix of the first rows samples: the sweep fits
-	// on growing prefixes of the same samples.
-	x    []float32
-	rows int
-}
-
-func (d *dmSamples) add(q int, s []int32, r float64) {
-	d.q = append(d.q, int32(q))
-	d.s = append(d.s, s...)
-	for range d.slots - len(s) {
-		d.s = append(d.s, -1)
-	}
-	d.r = append(d.r, float32(r))
-}
-
-func (d *dmSamples) len() int { return len(d.q) }
-
 // dmRows returns the DM design matrix of the first n samples: per sample
 // the feature rows of its slotted documents, zeros past ℓ_x. Rows already
 // built for a longer prefix are reused.
-func (p *Plan) dmRows(d *dmSamples, n int) (x []float32, y []float32) {
+func (p *Plan) dmRows(d *Samples, n int) (x []float32, y []float32) {
 	ds := p.Candidates.Dataset()
 	nf, l := ds.NumFeatures, p.Slots
 	cols := l * nf
 	if n <= d.rows {
-		return d.x[:n*cols], d.r[:n]
+		return d.x[:n*cols], d.y[:n]
 	}
 	if cap(d.x) < n*cols {
 		// Grow to the whole kept part at once: the next prefix is longer.
@@ -65,8 +41,10 @@ func (p *Plan) dmRows(d *dmSamples, n int) (x []float32, y []float32) {
 	}
 	d.x = d.x[:n*cols]
 	x = d.x
+	d.y = d.y[:d.rows]
 	docs := make([]int32, l)
 	for i := d.rows; i < n; i++ {
+		d.y = append(d.y, float32(d.r[i]))
 		q := int(d.q[i])
 		lo, hi := ds.Query(p.Candidates.Query(q))
 		cand := p.Candidates.Docs(q)
@@ -81,7 +59,7 @@ func (p *Plan) dmRows(d *dmSamples, n int) (x []float32, y []float32) {
 		SlateFeatures(x[i*cols:(i+1)*cols], ds.Features[lo*nf:hi*nf], nf, docs[:k], l)
 	}
 	d.rows = n
-	return x, d.r[:n]
+	return x, d.y[:n]
 }
 
 // targetRows returns the DM covariates of every query's target slate,
@@ -109,21 +87,23 @@ func (p *Plan) buildTargetRows() []float32 {
 	return x
 }
 
-// dmFit is what DM's models give at one training size: each model's
+// DMFit is what DM's models give at one training size: each model's
 // prediction of every query's target slate, and the range of the training
-// rewards, which the clipped variants clip to.
-type dmFit struct {
+// rewards, which the clipped variants clip to. The zero value is no fit.
+type DMFit struct {
 	nTrain int
 	preds  map[string][]float64
 	clip   Interval
 }
 
-// directMethod trains every model the DM variants need on the first nTrain
-// samples of train and evaluates the variants on the evaluation part,
-// described by its per-query sample counts. fit is reused when it was made
-// on the same nTrain samples (a sweep whose training part is capped fits
-// once for every larger grid point), and made again in place otherwise.
-func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, evalCounts []int64, regs map[string]Regressor, variants []DMVariant, fit *dmFit) (map[string]*Estimate, error) {
+// DirectMethod trains every model the DM variants need on the first nTrain
+// samples of train and evaluates the variants on an evaluation part given
+// by its per-query sample counts (the estimate averages the models'
+// prediction of each query's target slate over them). fit is reused when
+// it was made on the same nTrain samples (a sweep whose training part is
+// capped fits once for every larger log), and made again in place
+// otherwise.
+func (p *Plan) DirectMethod(ctx context.Context, train *Samples, nTrain int, evalCounts []int64, regs map[string]Regressor, variants []DMVariant, fit *DMFit) (map[string]*Estimate, error) {
 	out := map[string]*Estimate{}
 	if len(variants) == 0 {
 		return out, nil
@@ -145,7 +125,7 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 		}
 		return out, nil
 	}
-	if fit.nTrain != nTrain { // nTrain ≥ 1 here: a new dmFit never matches
+	if fit.nTrain != nTrain { // nTrain ≥ 1 here: a new DMFit never matches
 		f, err := p.fitDM(ctx, train, nTrain, regs, variants)
 		if err != nil {
 			return nil, err
@@ -159,7 +139,7 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 			cl := fit.clip
 			c, e.Clip = &cl, &cl
 		}
-		val, _ := DirectMethod(fit.preds[v.Model], evalCounts, c)
+		val, _ := dmValue(fit.preds[v.Model], evalCounts, c)
 		e.Value = Float(val)
 		out[v.Name] = e
 	}
@@ -168,9 +148,9 @@ func (p *Plan) directMethod(ctx context.Context, train *dmSamples, nTrain int, e
 
 // fitDM fits every model the DM variants need on the first nTrain samples
 // of train and predicts every query's target slate with it.
-func (p *Plan) fitDM(ctx context.Context, train *dmSamples, nTrain int, regs map[string]Regressor, variants []DMVariant) (*dmFit, error) {
+func (p *Plan) fitDM(ctx context.Context, train *Samples, nTrain int, regs map[string]Regressor, variants []DMVariant) (*DMFit, error) {
 	x, y := p.dmRows(train, nTrain)
-	f := &dmFit{nTrain: nTrain, preds: map[string][]float64{}, clip: Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}}
+	f := &DMFit{nTrain: nTrain, preds: map[string][]float64{}, clip: Interval{Lo: math.Inf(1), Hi: math.Inf(-1)}}
 	for _, r := range y {
 		f.clip.Lo, f.clip.Hi = min(f.clip.Lo, float64(r)), max(f.clip.Hi, float64(r))
 	}
@@ -199,4 +179,95 @@ func (p *Plan) fitDM(ctx context.Context, train *dmSamples, nTrain int, regs map
 		f.preds[v.Model] = pr
 	}
 	return f, nil
+}
+
+// dmEstimator gives DM's variants: it keeps the first trainN samples to
+// train on and counts the rest's contexts, the evaluation part.
+type dmEstimator struct {
+	plan       *Plan
+	variants   []DMVariant
+	regs       map[string]Regressor
+	trainN     int64
+	train      *Samples
+	evalCounts []int64
+}
+
+func (e *dmEstimator) Names() []string {
+	out := make([]string, len(e.variants))
+	for i, v := range e.variants {
+		out[i] = v.Name
+	}
+	return out
+}
+
+func (e *dmEstimator) Add(s *Sample) {
+	if s.Index < e.trainN {
+		e.train.Add(s.Query, s.Slate, s.Reward)
+	} else {
+		e.evalCounts[s.Query]++
+	}
+}
+
+func (e *dmEstimator) Estimate(ctx context.Context, _ *Summary) ([]*Estimate, error) {
+	dm, err := e.plan.DirectMethod(ctx, e.train, e.train.Len(), e.evalCounts, e.regs, e.variants, new(DMFit))
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*Estimate, len(e.variants))
+	for i, v := range e.variants {
+		out[i] = dm[v.Name]
+	}
+	return out, nil
+}
+
+// The direct method (DM) regresses the logged reward on a description of
+// the (context, slate) pair and predicts the target's slate with the fitted
+// model. Following the paper's experiments (and the authors' scripts), the
+// description is the concatenation of the feature rows of the ℓ slotted
+// documents, slot 1 first, with zeros for the slots a short query cannot
+// fill. The model is fitted elsewhere (eval trains nothing); this file holds
+// the covariates and the estimate.
+
+// SlateFeatures writes the DM covariates of a slate into dst (length
+// slots·nf): the feature rows of the slate's documents in slot order, zeros
+// for slots past the end of the slate. rows holds the query's documents,
+// nf features each (row-major, as data.Dataset.Features); slate holds
+// document positions inside the query.
+func SlateFeatures(dst []float32, rows []float32, nf int, slate []int32, slots int) {
+	dst = dst[:slots*nf]
+	for j := range slots {
+		out := dst[j*nf : (j+1)*nf]
+		if j < len(slate) {
+			a := int(slate[j])
+			copy(out, rows[a*nf:(a+1)*nf])
+		} else {
+			clear(out)
+		}
+	}
+}
+
+// dmValue returns the DM estimate Σ_x c_x·f̂_x / Σ_x c_x from the
+// model's prediction f̂_x of the target slate of each context and the number
+// c_x of evaluation samples with that context. With clip non-nil each
+// prediction is first clipped to [clip.Lo, clip.Hi] (the clipped variant
+// uses the range of the rewards seen in the training part). ok is false when
+// there is no evaluation sample; the value is then 0.
+func dmValue(preds []float64, counts []int64, clip *Interval) (v float64, ok bool) {
+	var num float64
+	var den int64
+	for x, c := range counts {
+		if c == 0 {
+			continue
+		}
+		p := preds[x]
+		if clip != nil {
+			p = min(max(p, clip.Lo), clip.Hi)
+		}
+		num += float64(c) * p
+		den += c
+	}
+	if den == 0 {
+		return 0, false
+	}
+	return num / float64(den), true
 }

@@ -25,9 +25,9 @@ func randomModel(c *impute.Candidates, slots int, seed uint64) PhiTable {
 	return t
 }
 
-func newDR(t testing.TB, p *Plan, model RewardModel) *DREvaluator {
+func newDR(t testing.TB, p *Plan, model RewardModel) *drEvaluator {
 	t.Helper()
-	d, err := p.NewDR(context.Background(), model)
+	d, err := p.newDR(context.Background(), model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,8 +36,8 @@ func newDR(t testing.TB, p *Plan, model RewardModel) *DREvaluator {
 
 // termMoments returns, for query q, the exact mean and variance under μ of
 // dr's term b + G(r − c) with the additive reward r(s) = 1_sᵀφ_x, each
-// term read from what DREvaluator.Add adds to its sums.
-func termMoments(d *DREvaluator, q int, phi []float64) (mean, second float64) {
+// term read from what drEvaluator.Add adds to its sums.
+func termMoments(d *drEvaluator, q int, phi []float64) (mean, second float64) {
 	qp := &d.plan.queries[q]
 	qp.dist.EachSlate(func(s []int32, mu float64) {
 		before := d.sums.Terms.RW
@@ -178,7 +178,7 @@ func TestNewEstimatorsMatchPI(t *testing.T) {
 		zero := newDR(t, p, ConstantModel(s.Candidates, 3, 0))
 		const beta = 0.37
 		flat := newDR(t, p, ConstantModel(s.Candidates, 3, beta))
-		cv, err := p.NewCV(4)
+		cv, err := p.newCV(4)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,10 +248,10 @@ func TestNewDRRejectsWrongShape(t *testing.T) {
 	p := prepare(t, s)
 	model := ConstantModel(s.Candidates, 2, 0)
 	model[1] = model[1][:3]
-	if _, err := p.NewDR(context.Background(), model); err == nil || !strings.Contains(err.Error(), `query "2"`) {
+	if _, err := p.newDR(context.Background(), model); err == nil || !strings.Contains(err.Error(), `query "2"`) {
 		t.Errorf("error %v, want one naming query \"2\"", err)
 	}
-	if _, err := p.NewCV(0); err == nil {
+	if _, err := p.newCV(0); err == nil {
 		t.Error("pi-cv with 0 folds accepted")
 	}
 }
@@ -271,7 +271,7 @@ func TestNewEstimatorsCoverage(t *testing.T) {
 		miss, width := map[string]float64{}, map[string]float64{}
 		for rep := range reps {
 			d := newDR(t, p, PhiTable(model))
-			cv, _ := p.NewCV(DefaultCVFolds)
+			cv, _ := p.newCV(DefaultCVFolds)
 			simulate(t, s, n, uint64(rep)+1000, d.Add, cv.Add)
 			dr, wdr := d.Estimates(iv)
 			picv, _ := cv.Estimate(iv)
@@ -304,7 +304,7 @@ func TestDRCheckAgainstNumpy(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := newDR(t, p, model)
-	cv, err := p.NewCV(chk.Setup.Folds)
+	cv, err := p.newCV(chk.Setup.Folds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,17 +1,16 @@
 package ope
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"slices"
 
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/ranker"
 )
 
 // Target is a target policy π on the candidates of every query (the one
-// type for a target; package policy builds it from a rank source): either
+// type for a target; package internal/policy of piopt builds it from a rank
+// source or a PI-OPT model): either
 // deterministic (one slate s*(x) per query, q_π = 1_{s*}) or stochastic
 // (per-query slot marginals q_π(j, a) = P_π(s_j = a), and optionally the
 // slate probabilities π(s|x) that IPS needs).
@@ -142,65 +141,6 @@ func TopTarget(name string, c *impute.Candidates, slots int, scores []float64) (
 		}
 		return s
 	})
-}
-
-// SlotActionTarget returns the deterministic target of a PI-OPT model: for
-// every query the slot-action slate (greedy or exact) over the candidates,
-// from the model's (document, slot) pair scores.
-func SlotActionTarget(ctx context.Context, name string, c *impute.Candidates, slots int, model *ranker.Model, method ranker.SlateMethod) (*Target, error) {
-	pairs, err := slotScores(ctx, "target "+name, c, slots, model)
-	if err != nil {
-		return nil, err
-	}
-	var solver impute.SlateSolver
-	var buf []float64
-	slate := make([]int32, slots)
-	return NewDeterministicTarget(name, c, slots, func(q int) []int32 {
-		buf = pairs(q, buf[:0])
-		s := slate[:c.Slots(q, slots)]
-		method.Solve(&solver, buf, len(c.Docs(q)), s)
-		return s
-	})
-}
-
-// SlotActionModel returns a PI-OPT model's scores of every (slot, candidate)
-// pair as a reward model: φ̄_x(j, a) is the model's prediction for
-// [f(x, a); onehot(j)], what it was trained to predict (dr's
-// `--baseline model:PATH`).
-func SlotActionModel(ctx context.Context, name string, c *impute.Candidates, slots int, model *ranker.Model) (PhiTable, error) {
-	pairs, err := slotScores(ctx, name, c, slots, model)
-	if err != nil {
-		return nil, err
-	}
-	t := make(PhiTable, c.NumQueries())
-	for q := range t {
-		t[q] = pairs(q, nil)[:c.Slots(q, slots)*c.Size(q)]
-	}
-	return t, nil
-}
-
-// slotScores scores the dataset with a slot-action model and returns a
-// function appending query q's candidates' pair scores to buf, ℓm (index
-// j·m + a, over every slot the model scores). Errors start with what.
-func slotScores(ctx context.Context, what string, c *impute.Candidates, slots int, model *ranker.Model) (func(q int, buf []float64) []float64, error) {
-	ds := c.Dataset()
-	sc, err := model.Score(ctx, ds, ranker.ScoreOptions{})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	stride := sc.Stride()
-	if sc.Slots < slots {
-		return nil, fmt.Errorf("%s: the model scores %d slots, the evaluation needs %d", what, sc.Slots, slots)
-	}
-	return func(q int, buf []float64) []float64 {
-		lo, _ := ds.Query(c.Query(q))
-		for j := range stride { // the candidates' pair scores, ℓm
-			for _, d := range c.Docs(q) {
-				buf = append(buf, sc.Values[(lo+int(d))*stride+j])
-			}
-		}
-		return buf
-	}, nil
 }
 
 // NewStochasticTarget returns a stochastic target given by its slot

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/piopt/piopt/internal/evalreport"
 	"os"
 
 	"github.com/piopt/piopt/data"
@@ -127,7 +128,7 @@ func runEvaluate(c *cli.Context) error {
 		return err
 	}
 	iv := opt.Intervals
-	info := ope.EvaluateSetup{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
+	info := evalreport.EvaluateSetup{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
 		Slots: ls.Slots, Logging: ls.Logging.String(), RankBy: ls.RankBy, Candidates: ls.Limit, Target: target.Name(),
 		Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
 		TrueValue: ope.Float(res.TrueValue), Command: commandLine()}
@@ -141,7 +142,7 @@ func runEvaluate(c *cli.Context) error {
 	}
 	info.WriteTable(os.Stdout, res)
 	if p := c.String("json"); p != "" {
-		return writeJSON(p, ope.EstimatesJSON(&info, res))
+		return writeJSON(p, evalreport.EstimatesJSON(&info, res))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/piopt/piopt/internal/provenance"
 	"os"
 	"slices"
 	"strings"
@@ -10,7 +11,6 @@ import (
 	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
-	"github.com/piopt/piopt/ope"
 	"github.com/urfave/cli/v2"
 )
 
@@ -97,7 +97,7 @@ func runEvaluateGrid(c *cli.Context) error {
 	if p := c.String("policy-data"); p != "" {
 		paths = append(paths, p)
 	}
-	if cfg.Inputs, err = ope.HashInputs(paths...); err != nil {
+	if cfg.Inputs, err = provenance.HashInputs(paths...); err != nil {
 		return err
 	}
 	n := int64(len(cfg.Grid.Conditions()))

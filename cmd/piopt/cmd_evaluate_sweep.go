@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"github.com/piopt/piopt/internal/lab/sweep"
+	"github.com/piopt/piopt/internal/provenance"
 	"os"
 	"time"
 
@@ -94,7 +96,7 @@ func runEvaluateSweep(c *cli.Context) error {
 	}
 	tLoad := time.Since(t0)
 	t0 = time.Now()
-	inputs, err := ope.HashInputs(ds.Source)
+	inputs, err := provenance.HashInputs(ds.Source)
 	if err != nil {
 		return err
 	}
@@ -111,15 +113,15 @@ func runEvaluateSweep(c *cli.Context) error {
 		return err
 	}
 	tPrepare := time.Since(t0)
-	res, err := sweep(c, plan, est)
+	res, err := runSweep(c, plan, est)
 	if err != nil {
 		return err
 	}
 	pv, xv := experiment.Versions()
-	out := ope.NewSweepReport(ope.SweepSetup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
+	out := sweep.NewReport(sweep.Setup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
 		Slots: slots, Candidates: ls.Limit, Logging: ls.Logging.String(), RankBy: ls.RankBy, CandidatesBy: ls.CandidatesBy, Target: target.Name(), Samples: n, Runs: runs,
 		DMMaxTrain: c.Int("dm-max-train"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv, Inputs: inputs}, plan, res)
-	out.Run = ope.NewSweepRun(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
+	out.Run = sweep.NewRunRecord(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
 		"policies": tPolicies, "prepare": tPrepare, "simulate": res.SimulateTime, "dm": res.DMTime})
 	out.WriteTable(os.Stdout)
 	fits := "DM"
@@ -150,16 +152,16 @@ func checkSweepFlags(c *cli.Context) error {
 	return checkOPEFlags(c)
 }
 
-// sweep runs the plan's sweep as the flags say, showing progress.
-func sweep(c *cli.Context, plan *ope.Plan, est ope.Estimators) (*ope.SweepResult, error) {
+// runSweep runs the plan's sweep as the flags say, showing progress.
+func runSweep(c *cli.Context, plan *ope.Plan, est ope.Estimators) (*sweep.Result, error) {
 	n, runs := c.Int64("samples"), c.Int("runs")
-	grid := ope.LogGrid(c.Int64("min-samples"), n, c.Int("points-per-decade"))
+	grid := sweep.LogGrid(c.Int64("min-samples"), n, c.Int("points-per-decade"))
 	// Runs are simulated and DM-fitted min(threads, runs) at a time; each
 	// DM fit gets the threads left over.
 	threads := parallel.Workers(c.Int("threads"))
 	fitThreads := max(1, threads/min(threads, runs))
 	bar := progress.New(os.Stderr, "evaluate-sweep", n*int64(runs), "samples")
-	cfg := ope.SweepConfig{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
+	cfg := sweep.Config{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
 		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add,
 		CVFolds: c.Int("cv-folds")}
 	var err error
@@ -174,7 +176,7 @@ func sweep(c *cli.Context, plan *ope.Plan, est ope.Estimators) (*ope.SweepResult
 		label = "evaluate-sweep: DM and dr fits"
 	}
 	cfg.DMProgress, dmDone = progress.Later(os.Stderr, label, cfg.DMPoints(), "points")
-	res, err := plan.Sweep(c.Context, cfg)
+	res, err := sweep.Sweep(c.Context, plan, cfg)
 	bar.Done()
 	dmDone()
 	return res, err
@@ -182,6 +184,6 @@ func sweep(c *cli.Context, plan *ope.Plan, est ope.Estimators) (*ope.SweepResult
 
 // writeSweepFiles writes --json and --html, and the run record beside
 // them.
-func writeSweepFiles(c *cli.Context, out *ope.SweepReport) error {
+func writeSweepFiles(c *cli.Context, out *sweep.Report) error {
 	return out.WriteFiles(c.String("json"), c.String("html"))
 }

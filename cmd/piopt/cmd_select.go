@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/piopt/piopt/internal/selection"
 	"os"
 
 	"github.com/piopt/piopt/data"
@@ -21,7 +22,7 @@ func selectCommand() *cli.Command {
 		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
 		&cli.StringFlag{Name: "models", Required: true, Usage: "comma-separated `LIST` of the rankers to rank: a model file PATH (= model:PATH), or any --target spelling of evaluate (model:PATH, feature:K, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), each optionally NAME=SPEC to name it"},
 		&cli.StringFlag{Name: "estimator", Value: ope.WPI, Usage: "`ESTIMATOR` the models are ranked by: pi, wpi, ips or wips"},
-		&cli.StringFlag{Name: "interval", Value: ope.IntervalBernstein, Usage: "`KIND` of interval shown and compared with the best model's: bernstein (the paper's Theorem 1), empirical-bernstein or bootstrap"},
+		&cli.StringFlag{Name: "interval", Value: selection.IntervalBernstein, Usage: "`KIND` of interval shown and compared with the best model's: bernstein (the paper's Theorem 1), empirical-bernstein or bootstrap"},
 		&cli.Float64Flag{Name: "delta", Value: 0.05, Usage: "every interval holds with probability ≥ 1 − `DELTA`"},
 		&cli.IntFlag{Name: "bootstrap", Value: 200, Usage: "Poisson-bootstrap `REPLICATES` (0: no bootstrap interval)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of the bootstrap (and of Monte Carlo Γ, and of fitting tree:/lasso: rankers)"},
@@ -81,7 +82,7 @@ func runSelect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sel, err := ope.Select(c.Context, cfg)
+	sel, err := selection.Select(c.Context, cfg)
 	if err != nil {
 		return err
 	}
@@ -96,33 +97,33 @@ func runSelect(c *cli.Context) error {
 	return nil
 }
 
-// selectConfig maps the flags to the selection; ope.Select checks
+// selectConfig maps the flags to the selection; selection.Select checks
 // --estimator and --interval.
-func selectConfig(c *cli.Context) (ope.SelectConfig, error) {
+func selectConfig(c *cli.Context) (selection.Config, error) {
 	delta := c.Float64("delta")
 	if !(delta > 0 && delta < 1) {
-		return ope.SelectConfig{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
+		return selection.Config{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
 	}
 	lo, hi, err := parseRange(c.String("reward-range"))
 	if err != nil {
-		return ope.SelectConfig{}, err
+		return selection.Config{}, err
 	}
 	if c.Int("bootstrap") < 0 {
-		return ope.SelectConfig{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
+		return selection.Config{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
 	}
 	p := &selectPolicies{c: c}
 	if p.method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
-		return ope.SelectConfig{}, fmt.Errorf("--slate: %w", err)
+		return selection.Config{}, fmt.Errorf("--slate: %w", err)
 	}
 	if err := setupFlags(c).Check(); err != nil {
-		return ope.SelectConfig{}, err
+		return selection.Config{}, err
 	}
 	labelled := c.String("policy-data") != ""
-	models, err := ope.ParseSelectModels(c.String("models"), p, labelled)
+	models, err := selection.ParseModels(c.String("models"), p, labelled)
 	if err != nil {
-		return ope.SelectConfig{}, err
+		return selection.Config{}, err
 	}
-	return ope.SelectConfig{
+	return selection.Config{
 		Models: models, Log: c.String("logs"), LogHeader: setupFlags(c).Header(), Policies: p, Labelled: labelled, PolicyFile: c.String("policy") != "",
 		Load:      func() (*data.Dataset, error) { return loadData(c, "data") },
 		Estimator: c.String("estimator"), Interval: c.String("interval"),
@@ -153,7 +154,7 @@ func (p *selectPolicies) Resolve(spec string) (string, bool, error) {
 	return src.String(), fitted, nil
 }
 
-func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*ope.SelectLogging, error) {
+func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*selection.Logging, error) {
 	ls, metric, err := policy.ReadSetup(lr, setupFlags(p.c))
 	if err != nil {
 		return nil, err
@@ -165,7 +166,7 @@ func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *da
 	if err != nil {
 		return nil, err
 	}
-	lg := &ope.SelectLogging{Slots: ls.Slots, Candidates: cands, Gammas: gammas, Logging: ls.Logging.String(),
+	lg := &selection.Logging{Slots: ls.Slots, Candidates: cands, Gammas: gammas, Logging: ls.Logging.String(),
 		RankBy: ls.RankBy, Limit: ls.Limit, Metric: metric}
 	if ls.Policy != nil {
 		lg.Policy = ls.Policy.Name
@@ -173,6 +174,6 @@ func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *da
 	return lg, nil
 }
 
-func (p *selectPolicies) Target(ctx context.Context, spec string, lg *ope.SelectLogging) (*ope.Target, error) {
+func (p *selectPolicies) Target(ctx context.Context, spec string, lg *selection.Logging) (*ope.Target, error) {
 	return policy.ResolveTarget(ctx, spec, lg.Candidates, lg.Slots, p.method, p.popt)
 }

@@ -39,7 +39,7 @@ func ResolveBaseline(ctx context.Context, spec string, folds int, c *impute.Cand
 	if m.Meta().Slots == 0 {
 		return ope.Baseline{}, fmt.Errorf("--baseline %s: a document ranker, not a PI-OPT model: dr's baseline must predict a value per (slot, document)", spec)
 	}
-	t, err := ope.SlotActionModel(ctx, "--baseline "+spec, c, slots, m)
+	t, err := slotActionModel(ctx, "--baseline "+spec, c, slots, m)
 	if err != nil {
 		return ope.Baseline{}, err
 	}

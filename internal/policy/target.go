@@ -2,6 +2,7 @@ package policy
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/piopt/piopt/impute"
@@ -23,7 +24,7 @@ func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots
 			return nil, err
 		}
 		if m.Meta().Slots > 0 {
-			return ope.SlotActionTarget(ctx, spec, c, slots, m, method)
+			return slotActionTarget(ctx, spec, c, slots, m, method)
 		}
 		scores, err := m.DocScores(ctx, c.Dataset(), ranker.ScoreOptions{Threads: opt.Threads})
 		if err != nil {
@@ -40,4 +41,63 @@ func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots
 		return nil, err
 	}
 	return ope.TopTarget(src.String(), c, slots, scores)
+}
+
+// slotActionTarget returns the deterministic target of a PI-OPT model: for
+// every query the slot-action slate (greedy or exact) over the candidates,
+// from the model's (document, slot) pair scores.
+func slotActionTarget(ctx context.Context, name string, c *impute.Candidates, slots int, model *ranker.Model, method ranker.SlateMethod) (*ope.Target, error) {
+	pairs, err := slotScores(ctx, "target "+name, c, slots, model)
+	if err != nil {
+		return nil, err
+	}
+	var solver impute.SlateSolver
+	var buf []float64
+	slate := make([]int32, slots)
+	return ope.NewDeterministicTarget(name, c, slots, func(q int) []int32 {
+		buf = pairs(q, buf[:0])
+		s := slate[:c.Slots(q, slots)]
+		method.Solve(&solver, buf, len(c.Docs(q)), s)
+		return s
+	})
+}
+
+// slotActionModel returns a PI-OPT model's scores of every (slot, candidate)
+// pair as a reward model: φ̄_x(j, a) is the model's prediction for
+// [f(x, a); onehot(j)], what it was trained to predict (dr's
+// `--baseline model:PATH`).
+func slotActionModel(ctx context.Context, name string, c *impute.Candidates, slots int, model *ranker.Model) (ope.PhiTable, error) {
+	pairs, err := slotScores(ctx, name, c, slots, model)
+	if err != nil {
+		return nil, err
+	}
+	t := make(ope.PhiTable, c.NumQueries())
+	for q := range t {
+		t[q] = pairs(q, nil)[:c.Slots(q, slots)*c.Size(q)]
+	}
+	return t, nil
+}
+
+// slotScores scores the dataset with a slot-action model and returns a
+// function appending query q's candidates' pair scores to buf, ℓm (index
+// j·m + a, over every slot the model scores). Errors start with what.
+func slotScores(ctx context.Context, what string, c *impute.Candidates, slots int, model *ranker.Model) (func(q int, buf []float64) []float64, error) {
+	ds := c.Dataset()
+	sc, err := model.Score(ctx, ds, ranker.ScoreOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	stride := sc.Stride()
+	if sc.Slots < slots {
+		return nil, fmt.Errorf("%s: the model scores %d slots, the evaluation needs %d", what, sc.Slots, slots)
+	}
+	return func(q int, buf []float64) []float64 {
+		lo, _ := ds.Query(c.Query(q))
+		for j := range stride { // the candidates' pair scores, ℓm
+			for _, d := range c.Docs(q) {
+				buf = append(buf, sc.Values[(lo+int(d))*stride+j])
+			}
+		}
+		return buf
+	}, nil
 }

@@ -3,6 +3,8 @@ package evalgrid
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/piopt/piopt/internal/evalreport"
+	"github.com/piopt/piopt/internal/provenance"
 	"io"
 	"path/filepath"
 	"time"
@@ -33,7 +35,7 @@ type Report struct {
 	Spaces       []SpaceInfo            `json:"spaces"`
 	Conditions   []ConditionResult      `json:"conditions"`
 	Aggregates   []Aggregate            `json:"aggregates"`
-	Provenance   ope.Provenance         `json:"provenance"`
+	Provenance   provenance.Record      `json:"provenance"`
 	Run          *RunRecord             `json:"-"`
 }
 
@@ -72,7 +74,7 @@ type ConditionResult struct {
 // whether it was loaded and how long it took.
 type RunRecord struct {
 	Start string `json:"start"`
-	ope.Machine
+	provenance.Machine
 	Threads    int            `json:"threads"`
 	Seconds    float64        `json:"seconds"`
 	Conditions []RunCondition `json:"conditions"`
@@ -88,14 +90,14 @@ type RunCondition struct {
 func newReport(cfg Config, grid []int64) *Report {
 	inputs := cfg.Inputs
 	if inputs == nil {
-		inputs = []ope.Input{} // [] in the JSON, not null
+		inputs = []provenance.Input{} // [] in the JSON, not null
 	}
 	r := &Report{Data: cfg.Data.Source, Queries: cfg.Data.NumQueries(), Conventions: ranker.NewConventionsJSON(cfg.Conventions),
 		CandidatesBy: cfg.Grid.CandidatesBy, Samples: cfg.Samples, Runs: cfg.Runs, Seed: cfg.Seed, Grid: grid,
 		AggregateAt: cfg.AggregateAt, Estimators: cfg.Estimators.Names(), DMMaxTrain: cfg.DMMaxTrain,
 		Conditions: []ConditionResult{}, Aggregates: []Aggregate{},
-		Provenance: ope.Provenance{Command: cfg.Command, PioptVersion: cfg.PioptVersion, XGBoostVersion: cfg.XGBoostVersion, Inputs: inputs},
-		Run:        &RunRecord{Start: ope.StartTime(time.Now()), Machine: ope.ThisMachine(), Threads: parallel.Workers(cfg.Threads)}}
+		Provenance: provenance.Record{Command: cfg.Command, PioptVersion: cfg.PioptVersion, XGBoostVersion: cfg.XGBoostVersion, Inputs: inputs},
+		Run:        &RunRecord{Start: provenance.StartTime(time.Now()), Machine: provenance.ThisMachine(), Threads: parallel.Workers(cfg.Threads)}}
 	if src, err := policy.Resolve(cfg.Grid.CandidatesBy, policy.Options{}); err == nil {
 		r.CandidatesBy = src.String() // the canonical spelling, as the sweeps'
 	}
@@ -107,7 +109,7 @@ func newReport(cfg Config, grid []int64) *Report {
 
 // add records condition c's sweep.
 func (r *Report) add(c Condition, cf *conditionFile) {
-	s := cf.SweepReport
+	s := cf.Report
 	r.Conditions = append(r.Conditions, ConditionResult{Name: c.Name(), Metric: s.Metric, Space: c.Space.String(),
 		Logging: s.Logging, RankBy: s.RankBy, Target: s.Target, Queries: s.Queries, TrueValue: s.TrueValue, Sigma2: s.Sigma2, Rho: s.Rho,
 		RMSE: s.RMSE, Bias: s.Bias, Std: s.Std, combo: c.Combo()})
@@ -140,7 +142,7 @@ func (r *Report) WriteSummary(w io.Writer) {
 		fmt.Fprintf(w, "%s %s at n = %d: normalised RMSE (best 0.001, worst 1) over %d conditions, median / times best:\n",
 			a.Metric, a.Space, a.Samples, len(a.Conditions))
 		for _, name := range a.Estimators {
-			fmt.Fprintf(w, "  %-16s %8s  %d\n", name, ope.FormatNum(median(a.Normalized[name])), countBest(a.Normalized[name]))
+			fmt.Fprintf(w, "  %-16s %8s  %d\n", name, evalreport.FormatNum(median(a.Normalized[name])), countBest(a.Normalized[name]))
 		}
 	}
 }
@@ -166,5 +168,5 @@ func (r *Report) WriteFiles(dir string) error {
 	if r.Run == nil {
 		return nil
 	}
-	return ope.WriteRun(filepath.Join(dir, "run.json"), r.Run)
+	return provenance.WriteRun(filepath.Join(dir, "run.json"), r.Run)
 }

@@ -3,6 +3,8 @@ package evalgrid
 import (
 	"context"
 	"fmt"
+	"github.com/piopt/piopt/internal/lab/sweep"
+	"github.com/piopt/piopt/internal/provenance"
 	"slices"
 	"time"
 
@@ -18,10 +20,10 @@ import (
 // Config is one grid run.
 type Config struct {
 	Data *data.Dataset
-	// Inputs are the data files with their hashes (ope.HashInputs):
+	// Inputs are the data files with their hashes (provenance.HashInputs):
 	// the provenance, and part of every condition's settings hash, so that
 	// changed data reruns.
-	Inputs      []ope.Input
+	Inputs      []provenance.Input
 	Conventions eval.Conventions // of both metrics (ERR's maxrel from the full data)
 	Grid        Definition
 
@@ -66,7 +68,7 @@ func (c Config) SweepGrid() ([]int64, error) {
 			return nil, fmt.Errorf("--aggregate-at %d: must lie in the sweep's %d..%d (--min-samples..--samples)", n, c.MinSamples, c.Samples)
 		}
 	}
-	return c.withAggregate(ope.LogGrid(c.MinSamples, c.Samples, c.PointsPerDecade)), nil
+	return c.withAggregate(sweep.LogGrid(c.MinSamples, c.Samples, c.PointsPerDecade)), nil
 }
 
 // withAggregate returns the sizes g with the AggregateAt sizes added,
@@ -102,7 +104,7 @@ func (c Config) baselineFolds() int {
 // BaselineFolds fits for dr; the chart joins the points and the aggregate
 // needs only its own sizes.
 func (c Config) FitPoints() []int64 {
-	return c.withAggregate(ope.LogGrid(c.MinSamples, c.Samples, 1))
+	return c.withAggregate(sweep.LogGrid(c.MinSamples, c.Samples, 1))
 }
 
 // Check reports settings that would fail only after data is loaded.
@@ -202,7 +204,7 @@ func (r *runner) condition(ctx context.Context, c Condition) (*conditionFile, bo
 	if err != nil {
 		return nil, false, err
 	}
-	cf := &conditionFile{SweepReport: rep, Settings: key, SkippedQueries: skipped}
+	cf := &conditionFile{Report: rep, Settings: key, SkippedQueries: skipped}
 	if err := cf.write(path); err != nil {
 		return nil, false, err
 	}
@@ -212,7 +214,7 @@ func (r *runner) condition(ctx context.Context, c Condition) (*conditionFile, bo
 
 // sweep runs condition c: the plan of its logging policy and target on
 // its space's queries, swept as evaluate-sweep sweeps.
-func (r *runner) sweep(ctx context.Context, c Condition) (*ope.SweepReport, int, error) {
+func (r *runner) sweep(ctx context.Context, c Condition) (*sweep.Report, int, error) {
 	cfg := r.cfg
 	sub, err := r.subset(c.Space.M)
 	if err != nil {
@@ -239,7 +241,7 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*ope.SweepReport, int,
 	dm.Threads, dm.Seed = max(1, threads/min(threads, cfg.Runs)), cfg.Seed
 	phi := policy.DefaultBaselineOptions()
 	phi.Threads, phi.Seed = dm.Threads, cfg.Seed
-	res, err := plan.Sweep(ctx, ope.SweepConfig{Samples: cfg.Samples, Runs: cfg.Runs, Seed: cfg.Seed, Grid: r.grid,
+	res, err := sweep.Sweep(ctx, plan, sweep.Config{Samples: cfg.Samples, Runs: cfg.Runs, Seed: cfg.Seed, Grid: r.grid,
 		Estimators: cfg.Estimators, Regressors: policy.DMRegressors(dm), DMMaxTrain: cfg.DMMaxTrain, Threads: threads, Progress: cfg.Progress,
 		CVFolds: cfg.CVFolds, Baseline: ope.Baseline{Name: policy.Crossfit, Fitter: policy.NewPhiFitter(phi), Folds: cfg.baselineFolds()},
 		FitPoints: cfg.FitPoints()})
@@ -250,7 +252,7 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*ope.SweepReport, int,
 	if c.RankBy != "" {
 		rankBy = r.names[c.RankBy]
 	}
-	rep := ope.NewSweepReport(ope.SweepSetup{Data: cfg.Data.Source, Queries: sub.ds.NumQueries(), Metric: metric,
+	rep := sweep.NewReport(sweep.Setup{Data: cfg.Data.Source, Queries: sub.ds.NumQueries(), Metric: metric,
 		Slots: c.Space.L, Candidates: c.Space.M, Logging: gammas.Logging().String(), RankBy: rankBy, CandidatesBy: r.names[cfg.Grid.CandidatesBy],
 		Target: target.Name(), Samples: cfg.Samples, Runs: cfg.Runs, DMMaxTrain: cfg.DMMaxTrain, Command: cfg.Command,
 		PioptVersion: cfg.PioptVersion, XGBoostVersion: cfg.XGBoostVersion, Inputs: cfg.Inputs}, plan, res)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/piopt/piopt/internal/lab/sweep"
+	"github.com/piopt/piopt/internal/provenance"
 	"os"
 	"path/filepath"
 	"slices"
@@ -104,7 +106,7 @@ func tinyConfig(t *testing.T, ds *data.Dataset, out string, seed uint64) Config 
 		LoggingModels: []string{"feature:2"}, Targets: []string{"feature:1"}, CandidatesBy: "feature:3"}
 	return Config{Data: ds, Conventions: eval.Conventions{MaxRel: 4}, Grid: def, Samples: 2000, Runs: 2, Seed: seed,
 		MinSamples: 100, PointsPerDecade: 2, AggregateAt: []int64{500, 2000}, Estimators: est, Threads: 1, Out: out,
-		Command: "test", Inputs: []ope.Input{{Path: "hand-made", SHA256: "00", Bytes: 1}}}
+		Command: "test", Inputs: []provenance.Input{{Path: "hand-made", SHA256: "00", Bytes: 1}}}
 }
 
 // runGrid runs cfg and writes its files, and returns grid.json and the
@@ -237,7 +239,7 @@ func TestConditionIsEvaluateSweep(t *testing.T) {
 		t.Fatal(err)
 	}
 	grid, _ := cfg.SweepGrid()
-	res, err := plan.Sweep(ctx, ope.SweepConfig{Samples: cfg.Samples, Runs: cfg.Runs, Seed: 3, Grid: grid, Estimators: cfg.Estimators, Threads: 1})
+	res, err := sweep.Sweep(ctx, plan, sweep.Config{Samples: cfg.Samples, Runs: cfg.Runs, Seed: 3, Grid: grid, Estimators: cfg.Estimators, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/piopt/piopt/internal/lab/sweep"
 	"math"
 	"os"
 	"path/filepath"
@@ -24,7 +25,7 @@ const storeVersion = "evalgrid-1"
 // writes for the condition, the hash of the settings it was computed with,
 // and the queries its slate space left out.
 type conditionFile struct {
-	*ope.SweepReport
+	*sweep.Report
 	Settings       string `json:"settings"`
 	SkippedQueries int    `json:"skipped_queries"`
 }
@@ -111,7 +112,7 @@ func loadCondition(path, key string) (*conditionFile, bool) {
 		return nil, false
 	}
 	var cf conditionFile
-	if err := json.Unmarshal(b, &cf); err != nil || cf.Settings != key || cf.SweepReport == nil {
+	if err := json.Unmarshal(b, &cf); err != nil || cf.Settings != key || cf.Report == nil {
 		return nil, false
 	}
 	// ope.Float writes NaN (an estimate not computed, such as DM
@@ -128,7 +129,7 @@ func loadCondition(path, key string) (*conditionFile, bool) {
 	if err := json.Unmarshal(b, &nan); err != nil {
 		return nil, false
 	}
-	s := cf.SweepReport
+	s := cf.Report
 	s.TrueValue, s.Sigma2, s.Rho = ope.Float(nan.TrueValue), ope.Float(nan.Sigma2), ope.Float(nan.Rho)
 	for _, m := range []struct {
 		dst map[string][]ope.Float

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/piopt/piopt/internal/provenance"
 	"io"
 	"os"
 	"path/filepath"
@@ -22,7 +23,6 @@ import (
 	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
-	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 )
@@ -114,7 +114,7 @@ type Summary struct {
 	// Notes are printed under the table (WriteTable), not in summary.json.
 	Notes []string
 	// Provenance is the command, the versions and the inputs.
-	Provenance ope.Provenance
+	Provenance provenance.Record
 	// Run is the run record: run.json, not summary.json.
 	Run *RunRecord
 }

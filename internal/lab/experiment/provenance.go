@@ -3,6 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/piopt/piopt/internal/provenance"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/piopt/piopt/internal/atomicfile"
-	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/trainer"
 )
 
@@ -59,8 +59,8 @@ func BuildVCS(bi *debug.BuildInfo) (version, revision string, modified bool) {
 // RunRecord is what varies between runs of the same experiment, written to
 // OUT/run.json beside summary.json, which holds none of it.
 type RunRecord struct {
-	Start string `json:"start"` // ope.StartTime
-	ope.Machine
+	Start string `json:"start"` // provenance.StartTime
+	provenance.Machine
 	// Seconds: "total" and "hash inputs" (0 when every hash was cached).
 	Seconds map[string]float64 `json:"seconds"`
 	Folds   []FoldRun          `json:"folds"`
@@ -79,7 +79,7 @@ type FoldRun struct {
 
 // newRunRecord records a run that started at start.
 func newRunRecord(start time.Time) *RunRecord {
-	return &RunRecord{Start: ope.StartTime(start), Machine: ope.ThisMachine(), Seconds: map[string]float64{}, Folds: []FoldRun{}}
+	return &RunRecord{Start: provenance.StartTime(start), Machine: provenance.ThisMachine(), Seconds: map[string]float64{}, Folds: []FoldRun{}}
 }
 
 // addFold records fold f's result in the run record.
@@ -93,9 +93,9 @@ func (rr *RunRecord) addFold(res *FoldResult, reused bool) {
 
 // provenance records the command, the versions and every fold file with
 // its SHA-256.
-func (r *runner) provenance() (ope.Provenance, error) {
+func (r *runner) provenance() (provenance.Record, error) {
 	start := time.Now()
-	p := ope.Provenance{Command: r.cfg.Command, PioptVersion: r.cfg.PioptVersion, XGBoostVersion: r.cfg.XGBoostVersion, Inputs: []ope.Input{}}
+	p := provenance.Record{Command: r.cfg.Command, PioptVersion: r.cfg.PioptVersion, XGBoostVersion: r.cfg.XGBoostVersion, Inputs: []provenance.Input{}}
 	seen := map[string]bool{}
 	hashed := 0
 	for _, f := range r.cfg.Folds {
@@ -124,16 +124,16 @@ func (r *runner) provenance() (ope.Provenance, error) {
 // content: it is cached in Out under the file's path, size and
 // modification time, as the stages' inputs are, so that a resumed run
 // does not read gigabytes again. fresh says it was hashed now.
-func (r *runner) hashInput(path string) (in ope.Input, fresh bool, err error) {
+func (r *runner) hashInput(path string) (in provenance.Input, fresh bool, err error) {
 	cache := filepath.Join(r.cfg.Out, "sha256-"+key("sha256", fileID(path))+".txt")
 	if b, err := os.ReadFile(cache); err == nil {
 		if sum, size, ok := strings.Cut(strings.TrimSpace(string(b)), " "); ok && len(sum) == 64 {
 			if n, err := strconv.ParseInt(size, 10, 64); err == nil {
-				return ope.Input{Path: path, SHA256: sum, Bytes: n}, false, nil
+				return provenance.Input{Path: path, SHA256: sum, Bytes: n}, false, nil
 			}
 		}
 	}
-	if in, err = ope.HashFile(path); err != nil {
+	if in, err = provenance.HashFile(path); err != nil {
 		return in, false, err
 	}
 	return in, true, atomicfile.WriteFile(cache, fmt.Appendf(nil, "%s %d\n", in.SHA256, in.Bytes))

@@ -1,4 +1,4 @@
-package ope
+package sweep
 
 import "testing"
 
@@ -12,7 +12,7 @@ func TestSweepReportCandidatesSource(t *testing.T) {
 		{"tree:title@6", "tree:title@6", "tree:title@6"},
 		{"lasso:title@0.01", "tree:title@6", "tree:title@6 in lasso:title@0.01's order"},
 	} {
-		s := &SweepReport{RankBy: tc.rankBy, CandidatesBy: tc.candidatesBy}
+		s := &Report{RankBy: tc.rankBy, CandidatesBy: tc.candidatesBy}
 		if got := s.candidatesSource(); got != tc.want {
 			t.Errorf("rank by %q, candidates by %q: %q, want %q", tc.rankBy, tc.candidatesBy, got, tc.want)
 		}

@@ -1,9 +1,15 @@
-package ope
+// Package selection ranks rankers by their estimated value on one slate
+// log, reading no label (piopt select): every model is a target policy
+// evaluated in one pass over the log (ope.EvaluateLogs), ranked by one
+// estimator, and marked where its interval overlaps the best one's.
+package selection
 
 import (
 	"bufio"
+	"cmp"
 	"compress/gzip"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -15,12 +21,14 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/evalreport"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
-// SelectLogging is the logging side of a selection's log: the setup its
+// Logging is the logging side of a selection's log: the setup its
 // header (or its policy file) records, built over the dataset.
-type SelectLogging struct {
+type Logging struct {
 	Slots      int
 	Candidates *impute.Candidates
 	Gammas     *impute.GammaCache
@@ -31,30 +39,30 @@ type SelectLogging struct {
 	Metric     string // the log's reward metric, e.g. "ndcg@3" ("" when nothing names it)
 }
 
-// SelectPolicies turns the spellings of a selection's policies into
+// Policies turns the spellings of a selection's policies into
 // policies. Package policy knows the spellings, but it imports this package,
 // so the caller supplies them.
-type SelectPolicies interface {
+type Policies interface {
 	// Resolve reads a rank source's spelling (feature:K, tree:SUBSET, ...):
 	// its canonical spelling, and whether it is fitted to relevance labels.
 	Resolve(spec string) (canonical string, fitted bool, err error)
 	// Logging reads the logging setup from the log's header, checking any
 	// flags against it, and builds its candidates and Γ over ds.
-	Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*SelectLogging, error)
+	Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*Logging, error)
 	// Target builds the target policy a spelling (model:PATH, feature:K,
 	// ...) names over the logging setup's candidates.
-	Target(ctx context.Context, spec string, l *SelectLogging) (*Target, error)
+	Target(ctx context.Context, spec string, l *Logging) (*ope.Target, error)
 }
 
-// SelectConfig describes a selection: rankers ranked by their estimated
+// Config describes a selection: rankers ranked by their estimated
 // value on one slate log, reading no label.
-type SelectConfig struct {
-	Models []SelectSpec // as ParseSelectModels reads them
-	Log    string       // the slate log's path
+type Config struct {
+	Models []Spec // as ParseModels reads them
+	Log    string // the slate log's path
 	// LogHeader is the header a log without a header line is read with
 	// (data.OpenLogAssuming; nil: the log must have one).
 	LogHeader data.Header
-	Policies  SelectPolicies
+	Policies  Policies
 	// Load reads the dataset the log refers to. Select calls it once the
 	// checks that need only the log's header and the models have passed.
 	Load func() (*data.Dataset, error)
@@ -66,17 +74,17 @@ type SelectConfig struct {
 	// gives every context's logging policy (the header's rank sources are
 	// then not used).
 	PolicyFile bool
-	Estimator  string // the estimator ranking the models: one of SelectEstimators
+	Estimator  string // the estimator ranking the models: one of Estimators
 	Interval   string // the interval compared with the best model's: IntervalBernstein, ...
-	Intervals  Intervals
+	Intervals  ope.Intervals
 	Threads    int    // 0: all cores; results do not depend on it
 	Command    string // the command line, recorded in each model's setup
 	// Pass, when not nil, shows the progress of the pass over the log.
 	Pass func() (add func(n int64), done func())
 }
 
-// SelectSpec is one ranker of a selection as its list names it.
-type SelectSpec struct {
+// Spec is one ranker of a selection as its list names it.
+type Spec struct {
 	Name  string        // NAME of NAME=SPEC, else the path or spelling
 	Given string        // the entry as listed
 	Spec  string        // the target's spelling: model:PATH, feature:K, ...
@@ -88,16 +96,16 @@ type SelectSpec struct {
 // separators, so that a path or spec containing '=' is not split.
 var selectName = regexp.MustCompile(`^[\p{L}\p{N}_.+-]+$`)
 
-// ParseSelectModels reads a comma-separated list of rankers (--models):
+// ParseModels reads a comma-separated list of rankers (--models):
 // model files (PATH or model:PATH, loaded now, so that a missing or bad
 // file is refused before any data is read) and rank sources (feature:K,
 // tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), each optionally NAME=SPEC. It
 // refuses an empty entry, a name or ranker listed twice, and, unless
 // labelled, a ranker fitted to relevance labels.
-func ParseSelectModels(list string, p SelectPolicies, labelled bool) ([]SelectSpec, error) {
-	var out []SelectSpec
+func ParseModels(list string, p Policies, labelled bool) ([]Spec, error) {
+	var out []Spec
 	for _, item := range strings.Split(list, ",") {
-		e, err := parseSelectSpec(strings.TrimSpace(item), p, labelled)
+		e, err := parseSpec(strings.TrimSpace(item), p, labelled)
 		if err != nil {
 			return nil, fmt.Errorf("--models %s: %w", item, err)
 		}
@@ -114,12 +122,12 @@ func ParseSelectModels(list string, p SelectPolicies, labelled bool) ([]SelectSp
 	return out, nil
 }
 
-// parseSelectSpec reads one entry of ParseSelectModels.
-func parseSelectSpec(item string, p SelectPolicies, labelled bool) (SelectSpec, error) {
+// parseSpec reads one entry of ParseModels.
+func parseSpec(item string, p Policies, labelled bool) (Spec, error) {
 	if item == "" {
-		return SelectSpec{}, errors.New("empty entry")
+		return Spec{}, errors.New("empty entry")
 	}
-	e := SelectSpec{Given: item, Name: item, Spec: item}
+	e := Spec{Given: item, Name: item, Spec: item}
 	named := false
 	if n, s, ok := strings.Cut(item, "="); ok && selectName.MatchString(n) && s != "" {
 		if _, err := os.Stat(item); err != nil { // a file named a=b is a file
@@ -173,7 +181,7 @@ func sameModelFile(a, b string) bool {
 // model alone) and ranks them by the configuration's estimator. Only the
 // log's rewards are read, never the dataset's labels: there is no true
 // value.
-func Select(ctx context.Context, cfg SelectConfig) (*Selection, error) {
+func Select(ctx context.Context, cfg Config) (*Selection, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -208,38 +216,38 @@ func Select(ctx context.Context, cfg SelectConfig) (*Selection, error) {
 	if err != nil {
 		return nil, err
 	}
-	opt := EvalOptions{Estimators: Estimators{PI: true, WPI: true, IPS: true, WIPS: true}, Intervals: cfg.Intervals}
-	results, err := EvaluateLogs(ctx, plans, lr, LogEvaluation{Options: opt, NonAdditive: nonAdditive, Pass: cfg.Pass})
+	opt := ope.EvalOptions{Estimators: ope.Estimators{PI: true, WPI: true, IPS: true, WIPS: true}, Intervals: cfg.Intervals}
+	results, err := ope.EvaluateLogs(ctx, plans, lr, ope.LogEvaluation{Options: opt, NonAdditive: nonAdditive, Pass: cfg.Pass})
 	if err != nil {
 		return nil, err
 	}
 	iv := cfg.Intervals
-	models := make([]SelectModel, len(cfg.Models))
+	models := make([]Model, len(cfg.Models))
 	for i, m := range cfg.Models {
 		res := results[i]
 		// The setup evaluate records, less the conventions of the true
 		// value select does not compute.
-		info := EvaluateSetup{Data: ds.Source, Logs: cfg.Log, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
+		info := evalreport.EvaluateSetup{Data: ds.Source, Logs: cfg.Log, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
 			Slots: lg.Slots, Logging: lg.Logging, RankBy: lg.RankBy, Candidates: lg.Limit, Target: plans[i].Target.Name(),
 			Metric: metric, Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
-			TrueValue: Float(res.TrueValue), Command: cfg.Command}
+			TrueValue: ope.Float(res.TrueValue), Command: cfg.Command}
 		if lg.Policy != "" {
 			info.Policy, info.Logging, info.Queries = lg.Policy, "", lg.Candidates.NumQueries()
 		}
-		models[i] = SelectModel{Name: m.Name, Setup: &info, Result: res}
+		models[i] = Model{Name: m.Name, Setup: &info, Result: res}
 	}
 	return Rank(models, cfg.Estimator, cfg.Interval, iv.Delta, cfg.Log)
 }
 
 // check reads the estimator's and the interval's names (any case), and
 // refuses a configuration that cannot rank, before any file is read.
-func (cfg *SelectConfig) check() error {
+func (cfg *Config) check() error {
 	if len(cfg.Models) == 0 {
 		return errors.New("--models: no model to rank")
 	}
 	est := strings.ToLower(strings.TrimSpace(cfg.Estimator))
-	if !slices.Contains(SelectEstimators, est) {
-		return fmt.Errorf("--estimator %q: want %s", cfg.Estimator, strings.Join(SelectEstimators, ", "))
+	if !slices.Contains(Estimators, est) {
+		return fmt.Errorf("--estimator %q: want %s", cfg.Estimator, strings.Join(Estimators, ", "))
 	}
 	kind, err := ParseIntervalKind(cfg.Interval)
 	if err != nil {
@@ -256,7 +264,7 @@ func (cfg *SelectConfig) check() error {
 // fail only after the data is read: a PI-OPT model scoring fewer slots than
 // the log's slates have, and a logging rank source fitted to labels with no
 // labelled file to fit it on.
-func checkSelectLog(cfg SelectConfig) error {
+func checkSelectLog(cfg Config) error {
 	h, err := readLogHeader(cfg.Log, cfg.LogHeader)
 	if err != nil {
 		return err
@@ -327,7 +335,7 @@ func readLogHeader(path string, assumed data.Header) (data.Header, error) {
 // selectMetric returns the name of the log's reward metric at the log's
 // slots ("" when nothing names it) and whether it is not additive over
 // slots (ERR).
-func selectMetric(lg *SelectLogging) (string, bool, error) {
+func selectMetric(lg *Logging) (string, bool, error) {
 	if lg.Metric == "" {
 		return "", false, nil
 	}
@@ -341,22 +349,228 @@ func selectMetric(lg *SelectLogging) (string, bool, error) {
 
 // selectPlans builds every model's target, then every plan, so that a
 // ranker that fails does so before any Γ is solved.
-func selectPlans(ctx context.Context, cfg SelectConfig, lg *SelectLogging) ([]*Plan, error) {
-	targets := make([]*Target, len(cfg.Models))
+func selectPlans(ctx context.Context, cfg Config, lg *Logging) ([]*ope.Plan, error) {
+	targets := make([]*ope.Target, len(cfg.Models))
 	for i, m := range cfg.Models {
 		var err error
 		if targets[i], err = cfg.Policies.Target(ctx, m.Spec, lg); err != nil {
 			return nil, fmt.Errorf("--models %s: %w", m.Given, err)
 		}
 	}
-	plans := make([]*Plan, len(cfg.Models))
+	plans := make([]*ope.Plan, len(cfg.Models))
 	for i, m := range cfg.Models {
 		// No scorer: labels would give only the true value.
-		p, err := Prepare(ctx, Setup{Candidates: lg.Candidates, Gammas: lg.Gammas, Slots: lg.Slots, Target: targets[i], Threads: cfg.Threads})
+		p, err := ope.Prepare(ctx, ope.Setup{Candidates: lg.Candidates, Gammas: lg.Gammas, Slots: lg.Slots, Target: targets[i], Threads: cfg.Threads})
 		if err != nil {
 			return nil, fmt.Errorf("--models %s: %w", m.Given, err)
 		}
 		plans[i] = p
 	}
 	return plans, nil
+}
+
+// Interval kinds a selection compares its models by.
+const (
+	IntervalBernstein          = "bernstein"
+	IntervalEmpiricalBernstein = "empirical-bernstein"
+	IntervalBootstrap          = "bootstrap"
+)
+
+// Estimators are the estimators a selection can rank by (every one a
+// single pass over the log computes).
+var Estimators = []string{ope.PI, ope.WPI, ope.IPS, ope.WIPS}
+
+// ParseIntervalKind reads the name of an interval kind.
+func ParseIntervalKind(s string) (string, error) {
+	switch k := strings.ToLower(strings.TrimSpace(s)); k {
+	case IntervalBernstein, IntervalEmpiricalBernstein, IntervalBootstrap:
+		return k, nil
+	}
+	return "", fmt.Errorf("unknown interval %q (want %s, %s or %s)", s, IntervalBernstein, IntervalEmpiricalBernstein, IntervalBootstrap)
+}
+
+// interval returns the estimate's interval of the given kind (nil when it
+// was not computed).
+func interval(e *ope.Estimate, kind string) *ope.Interval {
+	if e == nil {
+		return nil
+	}
+	switch kind {
+	case IntervalBernstein:
+		return e.Bernstein
+	case IntervalEmpiricalBernstein:
+		return e.EmpiricalBernstein
+	case IntervalBootstrap:
+		return e.Bootstrap
+	}
+	return nil
+}
+
+// Model is one model (target policy) of a selection with its
+// evaluation from the log.
+type Model struct {
+	Name   string                    // as the user listed it
+	Setup  *evalreport.EvaluateSetup // the evaluation's setup; Setup.Target is the target's spelling
+	Result *ope.Result
+}
+
+// RankedModel is a model of a Selection in its place.
+type RankedModel struct {
+	Model
+	Rank     int           // 1 = best
+	Value    float64       // the ranking estimator's estimate
+	Interval *ope.Interval // its interval of the selection's kind
+	// NotSeparable says the model's interval overlaps the best model's:
+	// at the intervals' level the log does not tell the two apart. The
+	// best model itself is not marked.
+	NotSeparable bool
+}
+
+// Selection is a set of models ranked by one estimator's estimate of
+// their value on one log.
+type Selection struct {
+	Estimator string  // pi, wpi, ips or wips
+	Interval  string  // IntervalBernstein, ...
+	Delta     float64 // every interval holds with probability ≥ 1 − Delta
+	Log       string
+	Models    []RankedModel // best first
+}
+
+// Rank sorts the models by the estimator's estimate, highest first (an
+// estimate that is NaN last; equal estimates in the given order), and marks
+// the models whose interval of the given kind overlaps the best one's.
+func Rank(models []Model, estimator, kind string, delta float64, log string) (*Selection, error) {
+	if !slices.Contains(Estimators, estimator) {
+		return nil, fmt.Errorf("estimator %q cannot rank models (want %s)", estimator, strings.Join(Estimators, ", "))
+	}
+	if _, err := ParseIntervalKind(kind); err != nil {
+		return nil, err
+	}
+	s := &Selection{Estimator: estimator, Interval: kind, Delta: delta, Log: log, Models: make([]RankedModel, len(models))}
+	for i, m := range models {
+		e := m.Result.Estimates[estimator]
+		if e == nil {
+			return nil, fmt.Errorf("model %s: no %s estimate", m.Name, estimator)
+		}
+		s.Models[i] = RankedModel{Model: m, Value: float64(e.Value), Interval: interval(e, kind)}
+	}
+	// cmp.Compare orders NaN below every number: a NaN estimate sorts last.
+	slices.SortStableFunc(s.Models, func(a, b RankedModel) int { return cmp.Compare(b.Value, a.Value) })
+	for i := range s.Models {
+		s.Models[i].Rank = i + 1
+	}
+	if len(s.Models) > 0 {
+		best := s.Models[0].Interval
+		for i := range s.Models[1:] {
+			m := &s.Models[i+1]
+			m.NotSeparable = best != nil && m.Interval != nil && m.Interval.Lo <= best.Hi && best.Lo <= m.Interval.Hi
+		}
+	}
+	return s, nil
+}
+
+// Best returns the name of the best model ("" when there is none).
+func (s *Selection) Best() string {
+	if len(s.Models) == 0 {
+		return ""
+	}
+	return s.Models[0].Name
+}
+
+// notSeparableMark marks, in the table, a model not separable from the
+// best.
+const notSeparableMark = "*"
+
+// WriteTable prints the log's setup, one line per model, best first (rank,
+// name, estimate, interval, the mark of a model not separable from the
+// best), and the ranking estimator's warnings.
+func (s *Selection) WriteTable(w io.Writer) {
+	if len(s.Models) == 0 {
+		return
+	}
+	st := s.Models[0].Setup
+	over := fmt.Sprintf("%d of %d queries; %d slots, logging %s", st.LoggedQueries, st.Queries, st.Slots, st.Logging)
+	if st.Policy != "" {
+		over = fmt.Sprintf("%d of %d contexts; %d slots, logging policy file %s", st.LoggedQueries, st.Queries, st.Slots, st.Policy)
+	} else {
+		if st.RankBy != "" {
+			over += " by " + st.RankBy
+		}
+		if st.Candidates > 0 {
+			over += fmt.Sprintf(", top %d candidates", st.Candidates)
+		}
+	}
+	fmt.Fprintf(w, "%s: %d impressions over %s\n", s.Log, st.Samples, over)
+	conf := fmt.Sprintf("%g%%", 100*(1-s.Delta))
+	fmt.Fprintf(w, "models ranked by %s, best first; %s %s intervals; %s: interval overlaps the best's (not separable from the best)\n",
+		s.Estimator, s.Interval, conf, notSeparableMark)
+	width := len("model")
+	for _, m := range s.Models {
+		width = max(width, len([]rune(m.Name)))
+	}
+	fmt.Fprintf(w, "%4s  %-*s  %9s  %s\n", "rank", width, "model", s.Estimator, s.Interval+" "+conf)
+	var warnings []string
+	for _, m := range s.Models {
+		mark := ""
+		if m.NotSeparable {
+			mark = notSeparableMark
+		}
+		line := fmt.Sprintf("%4d  %s%*s  %9s  %-20s  %s", m.Rank, m.Name, width-len([]rune(m.Name)), "",
+			evalreport.FormatNum(m.Value), evalreport.FormatInterval(m.Interval), mark)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+		for _, msg := range m.Result.Estimates[s.Estimator].Warnings {
+			warnings = append(warnings, fmt.Sprintf("%s: %s: %s", m.Name, s.Estimator, msg))
+		}
+	}
+	fmt.Fprintf(w, "best: %s\n", s.Best())
+	for _, msg := range warnings {
+		fmt.Fprintln(w, "warning:", msg)
+	}
+}
+
+// JSON returns the value of a selection's JSON output:
+//
+//	{"estimator": "wpi", "interval": "bernstein", "delta": 0.05, "log": ...,
+//	 "models": [{"name": ..., "target": ..., "rank": 1,
+//	 "not_separable": false, "pi": {...}, "wpi": {...}, "ips": {...},
+//	 "wips": {...}}, ...], "best": name}
+//
+// with the models best first and each estimator's object exactly the one
+// piopt evaluate writes for it (EstimatesJSON: value, n, intervals,
+// weights, warnings, Γ for pi and wpi, and the setup).
+func (s *Selection) JSON() (any, error) {
+	type modelJSON struct {
+		Name         string          `json:"name"`
+		Target       string          `json:"target"`
+		Rank         int             `json:"rank"`
+		NotSeparable bool            `json:"not_separable"`
+		PI           json.RawMessage `json:"pi,omitempty"`
+		WPI          json.RawMessage `json:"wpi,omitempty"`
+		IPS          json.RawMessage `json:"ips,omitempty"`
+		WIPS         json.RawMessage `json:"wips,omitempty"`
+	}
+	type selectionJSON struct {
+		Estimator string      `json:"estimator"`
+		Interval  string      `json:"interval"`
+		Delta     float64     `json:"delta"`
+		Log       string      `json:"log"`
+		Models    []modelJSON `json:"models"`
+		Best      string      `json:"best"`
+	}
+	out := selectionJSON{Estimator: s.Estimator, Interval: s.Interval, Delta: s.Delta, Log: s.Log,
+		Models: make([]modelJSON, len(s.Models)), Best: s.Best()}
+	for i, m := range s.Models {
+		// evaluate's objects, through its own encoder.
+		b, err := json.Marshal(evalreport.EstimatesJSON(m.Setup, m.Result))
+		if err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.Name, err)
+		}
+		var ests map[string]json.RawMessage
+		if err := json.Unmarshal(b, &ests); err != nil {
+			return nil, fmt.Errorf("model %s: %w", m.Name, err)
+		}
+		out.Models[i] = modelJSON{Name: m.Name, Target: m.Setup.Target, Rank: m.Rank, NotSeparable: m.NotSeparable,
+			PI: ests[ope.PI], WPI: ests[ope.WPI], IPS: ests[ope.IPS], WIPS: ests[ope.WIPS]}
+	}
+	return out, nil
 }

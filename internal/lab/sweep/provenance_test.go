@@ -1,89 +1,37 @@
-package ope
+package sweep
 
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/provenance"
+	"github.com/piopt/piopt/ope"
 )
 
-// HashInputs gives what sha256sum gives, the file's size, and each path
-// once.
-func TestHashInputs(t *testing.T) {
-	dir := t.TempDir()
-	a, b := filepath.Join(dir, "a.txt"), filepath.Join(dir, "b.txt")
-	content := bytes.Repeat([]byte("0 qid:1 1:0.5\n"), 100_000) // 1.4 MB: several reads
-	if err := os.WriteFile(a, content, 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(b, []byte("abc"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	got, err := HashInputs(a, b, a)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sum := sha256.Sum256(content)
-	want := []Input{{Path: a, SHA256: hex.EncodeToString(sum[:]), Bytes: int64(len(content))},
-		// sha256("abc"), FIPS 180-2's example.
-		{Path: b, SHA256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", Bytes: 3}}
-	if !slices.Equal(got, want) {
-		t.Fatalf("got %+v\nwant %+v", got, want)
-	}
-	if tool, err := exec.LookPath("sha256sum"); err == nil {
-		out, err := exec.Command(tool, a).Output()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if f := strings.Fields(string(out)); f[0] != got[0].SHA256 {
-			t.Errorf("sha256sum %s, HashInputs %s", f[0], got[0].SHA256)
-		}
-	}
-	if _, err := HashInputs(filepath.Join(dir, "none")); err == nil || !strings.Contains(err.Error(), "none") {
-		t.Errorf("missing file: %v", err)
-	}
-}
-
-func TestRunPath(t *testing.T) {
-	for in, want := range map[string]string{
-		"out/sweep.json": "out/sweep.run.json",
-		"sweep.html":     "sweep.run.json",
-		"results":        "results.run.json",
-		"a.json.gz":      "a.json.gz.run.json",
-	} {
-		if got := RunPath(in); got != want {
-			t.Errorf("RunPath(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
-// The sweep's DM fits report progress: 0 once as they start, then 1 per
+// The sweep's ope.DM fits report progress: 0 once as they start, then 1 per
 // run and grid point with at least 2 training samples, DMPoints in all.
 // With grid 1, 100, 1000, 3000 and a cap of 700, n = 1 trains on 0
 // samples and the others on 50, 500 and 700: 3 points × 3 runs.
 func TestSweepDMProgress(t *testing.T) {
 	ds := testData([]int{6, 8, 5, 9, 7, 4, 3}, 3, 31)
 	p := prepare(t, setup(t, ds, 5, 3, "pa:1"))
-	est, err := ParseEstimators("pi,dm")
+	est, err := ope.ParseEstimators("pi,dm")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var mu sync.Mutex
 	var calls []int64
 	var simulated int64
-	cfg := SweepConfig{Samples: 3000, Runs: 3, Seed: 40, Grid: []int64{1, 100, 1000, 3000}, Estimators: est,
-		Regressors: map[string]Regressor{"tree": meanRegressor{}}, DMMaxTrain: 700,
+	cfg := Config{Samples: 3000, Runs: 3, Seed: 40, Grid: []int64{1, 100, 1000, 3000}, Estimators: est,
+		Regressors: map[string]ope.Regressor{"tree": meanRegressor{}}, DMMaxTrain: 700,
 		Progress: func(n int64) { mu.Lock(); simulated += n; mu.Unlock() },
 		DMProgress: func(n int64) {
 			mu.Lock()
@@ -93,14 +41,14 @@ func TestSweepDMProgress(t *testing.T) {
 	if got := cfg.DMPoints(); got != 9 {
 		t.Errorf("DMPoints %d, want 9", got)
 	}
-	if _, err := p.Sweep(context.Background(), cfg); err != nil {
+	if _, err := Sweep(context.Background(), p, cfg); err != nil {
 		t.Fatal(err)
 	}
 	want := []int64{0, 1, 1, 1, 1, 1, 1, 1, 1, 1}
 	if !slices.Equal(calls, want) || simulated != 9000 {
 		t.Errorf("DM progress %v (want %v), %d samples simulated", calls, want, simulated)
 	}
-	// Without a cap n = 3000 trains on 1500; without DM nothing is fitted.
+	// Without a cap n = 3000 trains on 1500; without ope.DM nothing is fitted.
 	cfg.DMMaxTrain = 0
 	if got := cfg.DMPoints(); got != 9 {
 		t.Errorf("DMPoints without a cap %d, want 9", got)
@@ -110,8 +58,8 @@ func TestSweepDMProgress(t *testing.T) {
 		t.Errorf("DMPoints of grid 2, 4, 3000: %d, want 6 (n = 2 trains on 1 sample)", got)
 	}
 	calls = nil
-	cfg.Estimators, _ = ParseEstimators("pi")
-	if _, err := p.Sweep(context.Background(), cfg); err != nil || cfg.DMPoints() != 0 || calls != nil {
+	cfg.Estimators, _ = ope.ParseEstimators("pi")
+	if _, err := Sweep(context.Background(), p, cfg); err != nil || cfg.DMPoints() != 0 || calls != nil {
 		t.Errorf("without DM: %d points, progress %v, %v", cfg.DMPoints(), calls, err)
 	}
 }
@@ -119,21 +67,21 @@ func TestSweepDMProgress(t *testing.T) {
 // The sweep's JSON and HTML carry the provenance and nothing that varies
 // between runs: two reports of the same sweep with different run records
 // write the same bytes, and the run record goes beside the JSON.
-func TestSweepReportProvenance(t *testing.T) {
+func TestReportProvenance(t *testing.T) {
 	ds := testData([]int{6, 8, 5, 9, 7, 4, 3}, 3, 31)
 	p := prepare(t, setup(t, ds, 5, 3, "uniform"))
-	est, _ := ParseEstimators("pi,ips")
-	res, err := p.Sweep(context.Background(), SweepConfig{Samples: 500, Runs: 2, Seed: 1, Estimators: est})
+	est, _ := ope.ParseEstimators("pi,ips")
+	res, err := Sweep(context.Background(), p, Config{Samples: 500, Runs: 2, Seed: 1, Estimators: est})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := Input{Path: "data/all.txt", SHA256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", Bytes: 3}
-	setup := SweepSetup{Data: "data/all.txt", Queries: 7, Metric: eval.Metric{Kind: eval.KindNDCG, K: 3}, Slots: 3, Candidates: 5,
+	in := provenance.Input{Path: "data/all.txt", SHA256: "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad", Bytes: 3}
+	setup := Setup{Data: "data/all.txt", Queries: 7, Metric: eval.Metric{Kind: eval.KindNDCG, K: 3}, Slots: 3, Candidates: 5,
 		Logging: "uniform", Target: "feature:1", Samples: 500, Runs: 2, Command: "piopt evaluate-sweep --data data/all.txt",
-		PioptVersion: "v1.2.3 abc", XGBoostVersion: "1.7.6", Inputs: []Input{in}}
+		PioptVersion: "v1.2.3 abc", XGBoostVersion: "1.7.6", Inputs: []provenance.Input{in}}
 	write := func(dir string, start time.Time) (js, html, run []byte) {
-		out := NewSweepReport(setup, p, res)
-		out.Run = NewSweepRun(start, 2, map[string]time.Duration{"simulate": time.Second})
+		out := NewReport(setup, p, res)
+		out.Run = NewRunRecord(start, 2, map[string]time.Duration{"simulate": time.Second})
 		jp, hp := filepath.Join(dir, "sweep.json"), filepath.Join(dir, "sweep.html")
 		if err := out.WriteFiles(jp, hp); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package ope
+package selection
 
 import (
 	"bytes"
@@ -7,36 +7,35 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/internal/evalreport"
+	"github.com/piopt/piopt/ope"
 )
 
 // selectModel is a model whose estimator est has the given value and
 // Bernstein interval (nil: none).
-func selectModel(name, est string, v float64, iv *Interval) SelectModel {
-	return SelectModel{Name: name, Setup: &EvaluateSetup{Target: name},
-		Result: &Result{Estimates: map[string]*Estimate{est: {Value: Float(v), Bernstein: iv}}}}
+func selectModel(name, est string, v float64, iv *ope.Interval) Model {
+	return Model{Name: name, Setup: &evalreport.EvaluateSetup{Target: name},
+		Result: &ope.Result{Estimates: map[string]*ope.Estimate{est: {Value: ope.Float(v), Bernstein: iv}}}}
 }
 
 // TestRank: highest estimate first, ties in the given order, NaN last;
 // a model is marked when its interval meets the best's (touching counts).
 func TestRank(t *testing.T) {
-	models := []SelectModel{
-		selectModel("a", WPI, 0.5, &Interval{Lo: 0.4, Hi: 0.6}),
-		selectModel("nan", WPI, math.NaN(), nil),
-		selectModel("b", WPI, 0.7, &Interval{Lo: 0.65, Hi: 0.75}),
-		selectModel("d", WPI, 0.5, &Interval{Lo: 0.61, Hi: 0.66}),
-		selectModel("e", WPI, 0.3, &Interval{Lo: 0.1, Hi: 0.65}),
-		selectModel("f", WPI, 0.2, nil),
+	models := []Model{
+		selectModel("a", ope.WPI, 0.5, &ope.Interval{Lo: 0.4, Hi: 0.6}),
+		selectModel("nan", ope.WPI, math.NaN(), nil),
+		selectModel("b", ope.WPI, 0.7, &ope.Interval{Lo: 0.65, Hi: 0.75}),
+		selectModel("d", ope.WPI, 0.5, &ope.Interval{Lo: 0.61, Hi: 0.66}),
+		selectModel("e", ope.WPI, 0.3, &ope.Interval{Lo: 0.1, Hi: 0.65}),
+		selectModel("f", ope.WPI, 0.2, nil),
 	}
-	s, err := Rank(models, WPI, IntervalBernstein, 0.05, "x.log")
+	s, err := Rank(models, ope.WPI, IntervalBernstein, 0.05, "x.log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,26 +50,26 @@ func TestRank(t *testing.T) {
 	if strings.Join(got, " ") != want || s.Best() != "b" {
 		t.Errorf("ranked %s, best %s; want %s, best b", strings.Join(got, " "), s.Best(), want)
 	}
-	if _, err := Rank(models, DM, IntervalBernstein, 0.05, "x.log"); err == nil {
+	if _, err := Rank(models, ope.DM, IntervalBernstein, 0.05, "x.log"); err == nil {
 		t.Error("DM ranked models")
 	}
-	if _, err := Rank(models, PI, IntervalBernstein, 0.05, "x.log"); err == nil || !strings.Contains(err.Error(), "model a: no pi estimate") {
+	if _, err := Rank(models, ope.PI, IntervalBernstein, 0.05, "x.log"); err == nil || !strings.Contains(err.Error(), "model a: no pi estimate") {
 		t.Errorf("missing estimate: %v", err)
 	}
 }
 
 // TestSelectionTable pins the table's layout.
 func TestSelectionTable(t *testing.T) {
-	models := []SelectModel{
-		selectModel("feature:3", PI, 0.25, &Interval{Lo: 0.1, Hi: 0.4}),
-		selectModel("best", PI, 0.5, &Interval{Lo: 0.35, Hi: 0.65}),
-		selectModel("worst", PI, 0.125, &Interval{Lo: 0, Hi: 0.3}),
+	models := []Model{
+		selectModel("feature:3", ope.PI, 0.25, &ope.Interval{Lo: 0.1, Hi: 0.4}),
+		selectModel("best", ope.PI, 0.5, &ope.Interval{Lo: 0.35, Hi: 0.65}),
+		selectModel("worst", ope.PI, 0.125, &ope.Interval{Lo: 0, Hi: 0.3}),
 	}
 	for _, m := range models {
-		*m.Setup = EvaluateSetup{Samples: 1000, LoggedQueries: 9, Queries: 10, Slots: 3, Logging: "pa:1", RankBy: "feature:1", Candidates: 8}
+		*m.Setup = evalreport.EvaluateSetup{Samples: 1000, LoggedQueries: 9, Queries: 10, Slots: 3, Logging: "pa:1", RankBy: "feature:1", Candidates: 8}
 	}
-	models[2].Result.Estimates[PI].Warnings = []string{"few samples"}
-	s, err := Rank(models, PI, IntervalBernstein, 0.1, "x.log")
+	models[2].Result.Estimates[ope.PI].Warnings = []string{"few samples"}
+	s, err := Rank(models, ope.PI, IntervalBernstein, 0.1, "x.log")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,15 +104,15 @@ func (fakePolicies) Resolve(spec string) (string, bool, error) {
 	return "", false, fmt.Errorf("unknown source %q", spec)
 }
 
-func (fakePolicies) Logging(context.Context, *data.LogReader, *data.Dataset) (*SelectLogging, error) {
+func (fakePolicies) Logging(context.Context, *data.LogReader, *data.Dataset) (*Logging, error) {
 	return nil, errors.New("not used")
 }
 
-func (fakePolicies) Target(context.Context, string, *SelectLogging) (*Target, error) {
+func (fakePolicies) Target(context.Context, string, *Logging) (*ope.Target, error) {
 	return nil, errors.New("not used")
 }
 
-func TestParseSelectModels(t *testing.T) {
+func TestParseModels(t *testing.T) {
 	dir := t.TempDir()
 	t.Chdir(dir)
 	if err := os.WriteFile("x=y", []byte("not a model"), 0o644); err != nil {
@@ -139,7 +138,7 @@ func TestParseSelectModels(t *testing.T) {
 		{"folder", false, "--models folder: folder is a folder, not a model file"},
 		{"lasso:x", false, `--models lasso:x: unknown source "lasso:x"`},
 	} {
-		specs, err := ParseSelectModels(tc.list, fakePolicies{}, tc.labelled)
+		specs, err := ParseModels(tc.list, fakePolicies{}, tc.labelled)
 		got := ""
 		if err != nil {
 			got = err.Error()
@@ -155,25 +154,25 @@ func TestParseSelectModels(t *testing.T) {
 		}
 	}
 	// An existing file named x=y is a model file, not NAME=SPEC.
-	if _, err := ParseSelectModels("x=y", fakePolicies{}, false); err == nil || !strings.HasPrefix(err.Error(), "--models x=y: ") || strings.Contains(err.Error(), "no model file") {
+	if _, err := ParseModels("x=y", fakePolicies{}, false); err == nil || !strings.HasPrefix(err.Error(), "--models x=y: ") || strings.Contains(err.Error(), "no model file") {
 		t.Errorf("x=y: %v", err)
 	}
 }
 
-func TestSelectConfigCheck(t *testing.T) {
-	base := SelectConfig{Models: []SelectSpec{{Name: "a"}}, Estimator: " WPI", Interval: "Bootstrap", Intervals: Intervals{Bootstrap: 10}}
+func TestConfigCheck(t *testing.T) {
+	base := Config{Models: []Spec{{Name: "a"}}, Estimator: " WPI", Interval: "Bootstrap", Intervals: ope.Intervals{Bootstrap: 10}}
 	c := base
-	if err := c.check(); err != nil || c.Estimator != WPI || c.Interval != IntervalBootstrap {
+	if err := c.check(); err != nil || c.Estimator != ope.WPI || c.Interval != IntervalBootstrap {
 		t.Errorf("check: %v, estimator %q, interval %q", err, c.Estimator, c.Interval)
 	}
 	for _, tc := range []struct {
-		edit func(*SelectConfig)
+		edit func(*Config)
 		want string
 	}{
-		{func(c *SelectConfig) { c.Models = nil }, "--models: no model to rank"},
-		{func(c *SelectConfig) { c.Estimator = "dm" }, `--estimator "dm": want pi, wpi, ips, wips`},
-		{func(c *SelectConfig) { c.Interval = "normal" }, "--interval: unknown interval"},
-		{func(c *SelectConfig) { c.Intervals.Bootstrap = 0 }, "--interval bootstrap needs --bootstrap > 0"},
+		{func(c *Config) { c.Models = nil }, "--models: no model to rank"},
+		{func(c *Config) { c.Estimator = "dm" }, `--estimator "dm": want pi, wpi, ips, wips`},
+		{func(c *Config) { c.Interval = "normal" }, "--interval: unknown interval"},
+		{func(c *Config) { c.Intervals.Bootstrap = 0 }, "--interval bootstrap needs --bootstrap > 0"},
 	} {
 		c := base
 		tc.edit(&c)
@@ -213,67 +212,5 @@ func TestReadLogHeader(t *testing.T) {
 	}
 	if _, err := readLogHeader(filepath.Join(dir, "none.log"), nil); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("missing log: %v", err)
-	}
-}
-
-// TestEvaluateLogsMatchesEvaluateLog: two targets evaluated in one pass,
-// with one thread or three, give each exactly its own EvaluateLog result.
-func TestEvaluateLogsMatchesEvaluateLog(t *testing.T) {
-	ds := testData([]int{3, 5, 8, 4, 6, 7}, 3, 4)
-	s := setup(t, ds, 5, 2, "pa:1")
-	sc3, _ := ranker.FeatureSource(3).Scores(context.Background(), ds)
-	t3, err := TopTarget("feature:3", s.Candidates, 2, sc3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s3 := s
-	s3.Target = t3
-	// A log of random candidate slates (batchRecords+ records, so that
-	// more than one batch is handed to the evaluators).
-	rng := rand.New(rand.NewPCG(9, 9))
-	var b bytes.Buffer
-	lw, err := data.NewLogWriter(&b, data.Header{"slots": "2", "logging": "pa:1"}, ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range batchRecords + 500 {
-		q := rng.IntN(ds.NumQueries())
-		docs, perm := s.Candidates.Docs(q), rng.Perm(s.Candidates.Size(q))
-		slate := []int32{docs[perm[0]], docs[perm[1]]}
-		if err := lw.Write(ds.QIDs[q], q, slate, rng.Float64()); err != nil {
-			t.Fatal(err)
-		}
-	}
-	open := func() *data.LogReader {
-		lr, err := data.NewLogReader(bytes.NewReader(b.Bytes()), "x.log", ds)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return lr
-	}
-	opt := EvalOptions{Estimators: Estimators{PI: true, WPI: true, IPS: true, WIPS: true},
-		Intervals: Intervals{Delta: 0.05, Bootstrap: 20, Seed: 3, RewardLo: 0, RewardHi: 1}}
-	var alone []*Result
-	for _, st := range []Setup{s, s3} {
-		res, err := prepare(t, st).EvaluateLog(context.Background(), open(), LogEvaluation{Options: opt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		alone = append(alone, res)
-	}
-	if alone[0].Estimates[PI].Value == alone[1].Estimates[PI].Value {
-		t.Fatal("the two targets have the same PI estimate: the test would not tell them apart")
-	}
-	for _, threads := range []int{1, 3} {
-		s.Threads, s3.Threads = threads, threads
-		both, err := EvaluateLogs(context.Background(), []*Plan{prepare(t, s), prepare(t, s3)}, open(), LogEvaluation{Options: opt})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for i := range both {
-			if !reflect.DeepEqual(both[i], alone[i]) {
-				t.Errorf("threads %d, target %d: one pass %+v, alone %+v", threads, i, both[i].Estimates[PI], alone[i].Estimates[PI])
-			}
-		}
 	}
 }

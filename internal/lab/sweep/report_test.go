@@ -1,4 +1,4 @@
-package ope
+package sweep
 
 import (
 	"bytes"
@@ -6,17 +6,19 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/piopt/piopt/ope"
 )
 
 // tinySweep is a 2-run sweep of one estimator at n = 10 and 100 with
 // V(π) = 0.5: run 1 estimates 0.6 and 0.55, run 2 0.3 and 0.5.
-func tinySweep() *SweepReport {
-	return &SweepReport{
+func tinySweep() *Report {
+	return &Report{
 		Data: "d.txt", Queries: 2, Metric: "ndcg@3", Slots: 3, Candidates: 4, Logging: "uniform", Target: "feature:1",
 		Samples: 100, Runs: 2, Seeds: []uint64{1, 2}, TrueValue: 0.5, Grid: []int64{10, 100}, Estimators: []string{"pi"},
-		RMSE:   map[string][]Float{"pi": {Float(math.Sqrt(0.025)), Float(math.Sqrt(0.00125))}},
-		Bias:   map[string][]Float{"pi": {-0.05, 0.025}},
-		Values: map[string][][]Float{"pi": {{0.6, 0.55}, {0.3, 0.5}}},
+		RMSE:   map[string][]ope.Float{"pi": {ope.Float(math.Sqrt(0.025)), ope.Float(math.Sqrt(0.00125))}},
+		Bias:   map[string][]ope.Float{"pi": {-0.05, 0.025}},
+		Values: map[string][][]ope.Float{"pi": {{0.6, 0.55}, {0.3, 0.5}}},
 	}
 }
 
@@ -28,15 +30,15 @@ func tinySweep() *SweepReport {
 // √0.02..√0.04.
 func TestRMSEBand(t *testing.T) {
 	for _, c := range []struct {
-		values [][]Float
+		values [][]ope.Float
 		g      int
 		lo, hi float64
 	}{
 		{tinySweep().Values["pi"], 0, 0.1, 0.2},
 		{tinySweep().Values["pi"], 1, 0, 0.05},
-		{[][]Float{{0.6}, {0.3}, {0.7}}, 0, math.Sqrt(0.02), 0.2},
-		{[][]Float{{0.6}, {Float(math.NaN())}, {0.7}}, 0, 0.1, 0.2}, // a NaN run is left out
-		{[][]Float{{0.6}, {Float(math.NaN())}}, 0, math.NaN(), math.NaN()},
+		{[][]ope.Float{{0.6}, {0.3}, {0.7}}, 0, math.Sqrt(0.02), 0.2},
+		{[][]ope.Float{{0.6}, {ope.Float(math.NaN())}, {0.7}}, 0, 0.1, 0.2}, // a NaN run is left out
+		{[][]ope.Float{{0.6}, {ope.Float(math.NaN())}}, 0, math.NaN(), math.NaN()},
 	} {
 		lo, hi := rmseBand(c.values, 0.5, c.g)
 		near := func(a, b float64) bool { return math.IsNaN(a) && math.IsNaN(b) || math.Abs(a-b) < 1e-9 }
@@ -78,8 +80,8 @@ func TestSweepTablesFormat(t *testing.T) {
 	s := tinySweep()
 	s.Grid = []int64{100, 1778, 31623, 1000000}
 	s.Estimators = []string{"pi", "dm"}
-	s.RMSE = map[string][]Float{"pi": {0.21174, 0.0007697, 0.1, 2}, "dm": {Float(math.NaN()), 0.09, 0.01, 0.001}}
-	s.Bias = map[string][]Float{"pi": {-0.0744, -0.0003808, 0.003, 0.1}, "dm": {Float(math.NaN()), 0.01, -0.1, 0}}
+	s.RMSE = map[string][]ope.Float{"pi": {0.21174, 0.0007697, 0.1, 2}, "dm": {ope.Float(math.NaN()), 0.09, 0.01, 0.001}}
+	s.Bias = map[string][]ope.Float{"pi": {-0.0744, -0.0003808, 0.003, 0.1}, "dm": {ope.Float(math.NaN()), 0.01, -0.1, 0}}
 	s.Runs, s.Values = 1, nil
 	h := string(s.HTML())
 	rowRe := regexp.MustCompile(`<tr><td class="num">([^<]*)</td><td class="num">([^<]*)</td><td class="num">([^<]*)</td></tr>`)

@@ -1,4 +1,4 @@
-package ope
+package sweep
 
 import (
 	"encoding/json"
@@ -10,13 +10,16 @@ import (
 
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/evalreport"
+	"github.com/piopt/piopt/internal/provenance"
 	"github.com/piopt/piopt/internal/report"
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
-// SweepSetup describes a sweep for its report, besides what the plan and
+// Setup describes a sweep for its report, besides what the plan and
 // the result hold.
-type SweepSetup struct {
+type Setup struct {
 	Data       string // the dataset's file
 	Queries    int
 	Metric     eval.Metric // the reward
@@ -36,60 +39,60 @@ type SweepSetup struct {
 	// Inputs the data file(s) with their hashes (HashInputs), for the
 	// report's provenance.
 	PioptVersion, XGBoostVersion string
-	Inputs                       []Input
+	Inputs                       []provenance.Input
 }
 
-// SweepReport is the JSON summary of piopt evaluate-sweep: the setup, the
+// Report is the JSON summary of piopt evaluate-sweep: the setup, the
 // plan's σ² and ρ, and the RMSE, bias and standard deviation of every
 // estimator on the grid of log sizes.
-type SweepReport struct {
-	Data         string                 `json:"data"`
-	Queries      int                    `json:"queries"`
-	Conventions  ranker.ConventionsJSON `json:"conventions"`
-	Metric       string                 `json:"metric"`
-	Slots        int                    `json:"slots"`
-	Candidates   int                    `json:"candidates"`
-	Logging      string                 `json:"logging"`
-	RankBy       string                 `json:"rank_by"`
-	CandidatesBy string                 `json:"candidates_by,omitempty"`
-	Target       string                 `json:"target"`
-	Samples      int64                  `json:"samples"`
-	Runs         int                    `json:"runs"`
-	Seeds        []uint64               `json:"seeds"`
-	TrueValue    Float                  `json:"true_value"`
-	Sigma2       Float                  `json:"sigma2"`
-	Rho          Float                  `json:"rho"`
-	IPSSigma2    Float                  `json:"ips_sigma2"`
-	IPSRho       Float                  `json:"ips_rho"`
-	Grid         []int64                `json:"grid"`
-	Estimators   []string               `json:"estimators"`
-	RMSE         map[string][]Float     `json:"rmse"`
-	Bias         map[string][]Float     `json:"bias"`
-	Std          map[string][]Float     `json:"std"`
-	Values       map[string][][]Float   `json:"values"`
-	DMMaxTrain   int                    `json:"dm_max_train"`
-	Gamma        []GammaInfo            `json:"gamma"`
-	Command      string                 `json:"command"`
-	Provenance   Provenance             `json:"provenance"`
+type Report struct {
+	Data         string                   `json:"data"`
+	Queries      int                      `json:"queries"`
+	Conventions  ranker.ConventionsJSON   `json:"conventions"`
+	Metric       string                   `json:"metric"`
+	Slots        int                      `json:"slots"`
+	Candidates   int                      `json:"candidates"`
+	Logging      string                   `json:"logging"`
+	RankBy       string                   `json:"rank_by"`
+	CandidatesBy string                   `json:"candidates_by,omitempty"`
+	Target       string                   `json:"target"`
+	Samples      int64                    `json:"samples"`
+	Runs         int                      `json:"runs"`
+	Seeds        []uint64                 `json:"seeds"`
+	TrueValue    ope.Float                `json:"true_value"`
+	Sigma2       ope.Float                `json:"sigma2"`
+	Rho          ope.Float                `json:"rho"`
+	IPSSigma2    ope.Float                `json:"ips_sigma2"`
+	IPSRho       ope.Float                `json:"ips_rho"`
+	Grid         []int64                  `json:"grid"`
+	Estimators   []string                 `json:"estimators"`
+	RMSE         map[string][]ope.Float   `json:"rmse"`
+	Bias         map[string][]ope.Float   `json:"bias"`
+	Std          map[string][]ope.Float   `json:"std"`
+	Values       map[string][][]ope.Float `json:"values"`
+	DMMaxTrain   int                      `json:"dm_max_train"`
+	Gamma        []ope.GammaInfo          `json:"gamma"`
+	Command      string                   `json:"command"`
+	Provenance   provenance.Record        `json:"provenance"`
 	// Run is the run record, written beside the JSON (run.json): what
 	// varies between runs of the same command, kept out of the report so
 	// that the same flags and data give the same bytes.
-	Run *SweepRun `json:"-"`
+	Run *RunRecord `json:"-"`
 }
 
-// SweepRun is the run record of a sweep.
-type SweepRun struct {
-	Start string `json:"start"` // StartTime
-	Machine
+// RunRecord is the run record of a sweep.
+type RunRecord struct {
+	Start string `json:"start"` // provenance.StartTime
+	provenance.Machine
 	Threads int `json:"threads"` // runs simulated (and DM-fitted) at once
 	// Seconds is the wall time of every stage and in total.
 	Seconds map[string]float64 `json:"seconds"`
 }
 
-// NewSweepRun makes a sweep's run record: it started at start and its
+// NewRunRecord makes a sweep's run record: it started at start and its
 // stages took stages; "total" is the time since start.
-func NewSweepRun(start time.Time, threads int, stages map[string]time.Duration) *SweepRun {
-	r := &SweepRun{Start: StartTime(start), Machine: ThisMachine(), Threads: threads,
+func NewRunRecord(start time.Time, threads int, stages map[string]time.Duration) *RunRecord {
+	r := &RunRecord{Start: provenance.StartTime(start), Machine: provenance.ThisMachine(), Threads: threads,
 		Seconds: map[string]float64{"total": time.Since(start).Seconds()}}
 	for k, d := range stages {
 		r.Seconds[k] = d.Seconds()
@@ -100,7 +103,7 @@ func NewSweepRun(start time.Time, threads int, stages map[string]time.Duration) 
 // WriteFiles writes the report as JSON to jsonPath and as HTML to
 // htmlPath (either "": not written), and the run record beside the first
 // of them written (RunPath).
-func (s *SweepReport) WriteFiles(jsonPath, htmlPath string) error {
+func (s *Report) WriteFiles(jsonPath, htmlPath string) error {
 	if jsonPath != "" {
 		b, err := json.MarshalIndent(s, "", "  ")
 		if err != nil {
@@ -120,27 +123,27 @@ func (s *SweepReport) WriteFiles(jsonPath, htmlPath string) error {
 	}
 	switch {
 	case jsonPath != "":
-		return WriteRun(RunPath(jsonPath), s.Run)
+		return provenance.WriteRun(provenance.RunPath(jsonPath), s.Run)
 	case htmlPath != "":
-		return WriteRun(RunPath(htmlPath), s.Run)
+		return provenance.WriteRun(provenance.RunPath(htmlPath), s.Run)
 	}
 	return nil
 }
 
-// NewSweepReport gathers the report of a sweep planned by p.
-func NewSweepReport(s SweepSetup, p *Plan, res *SweepResult) *SweepReport {
-	out := &SweepReport{
+// NewReport gathers the report of a sweep planned by p.
+func NewReport(s Setup, p *ope.Plan, res *Result) *Report {
+	out := &Report{
 		Data: s.Data, Queries: s.Queries, Conventions: ranker.NewConventionsJSON(s.Metric.Conventions), Metric: s.Metric.Name(),
 		Slots: s.Slots, Candidates: s.Candidates, Logging: s.Logging, RankBy: s.RankBy, CandidatesBy: s.CandidatesBy, Target: s.Target, Samples: s.Samples, Runs: s.Runs,
-		Seeds: res.Seeds, TrueValue: Float(res.TrueValue), Sigma2: Float(p.Sigma2), Rho: Float(p.Rho()),
-		IPSSigma2: Float(p.IPSSigma2), IPSRho: Float(p.IPSMax), Grid: res.Grid, Estimators: res.Names,
-		RMSE: map[string][]Float{}, Bias: map[string][]Float{}, Std: map[string][]Float{},
-		Values: map[string][][]Float{}, DMMaxTrain: s.DMMaxTrain, Gamma: p.Spectra(),
+		Seeds: res.Seeds, TrueValue: ope.Float(res.TrueValue), Sigma2: ope.Float(p.Sigma2), Rho: ope.Float(p.Rho()),
+		IPSSigma2: ope.Float(p.IPSSigma2), IPSRho: ope.Float(p.IPSMax), Grid: res.Grid, Estimators: res.Names,
+		RMSE: map[string][]ope.Float{}, Bias: map[string][]ope.Float{}, Std: map[string][]ope.Float{},
+		Values: map[string][][]ope.Float{}, DMMaxTrain: s.DMMaxTrain, Gamma: p.Spectra(),
 		Command:    s.Command,
-		Provenance: Provenance{Command: s.Command, PioptVersion: s.PioptVersion, XGBoostVersion: s.XGBoostVersion, Inputs: s.Inputs},
+		Provenance: provenance.Record{Command: s.Command, PioptVersion: s.PioptVersion, XGBoostVersion: s.XGBoostVersion, Inputs: s.Inputs},
 	}
 	if out.Provenance.Inputs == nil {
-		out.Provenance.Inputs = []Input{} // [] in the JSON, not null
+		out.Provenance.Inputs = []provenance.Input{} // [] in the JSON, not null
 	}
 	for _, name := range res.Names {
 		out.RMSE[name], out.Bias[name], out.Std[name] = floats(res.RMSE[name]), floats(res.Bias[name]), floats(res.Std[name])
@@ -151,15 +154,15 @@ func NewSweepReport(s SweepSetup, p *Plan, res *SweepResult) *SweepReport {
 	return out
 }
 
-func floats(xs []float64) []Float {
-	out := make([]Float, len(xs))
+func floats(xs []float64) []ope.Float {
+	out := make([]ope.Float, len(xs))
 	for i, x := range xs {
-		out[i] = Float(x)
+		out[i] = ope.Float(x)
 	}
 	return out
 }
 
-func (s *SweepReport) setupLines() []string {
+func (s *Report) setupLines() []string {
 	return []string{
 		fmt.Sprintf("data %s (%d queries), reward %s (%s)", s.Data, s.Queries, s.Metric, s.Conventions.Text),
 		fmt.Sprintf("candidates: top %d by %s; %d slots; logging %s; target %s", s.Candidates, s.candidatesSource(), s.Slots, s.Logging, s.Target),
@@ -170,7 +173,7 @@ func (s *SweepReport) setupLines() []string {
 
 // candidatesSource names the ranker choosing the candidates, and the one
 // ordering them when it differs.
-func (s *SweepReport) candidatesSource() string {
+func (s *Report) candidatesSource() string {
 	if s.CandidatesBy == "" {
 		return orNone(s.RankBy)
 	}
@@ -189,7 +192,7 @@ func orNone(s string) string {
 
 // WriteTable prints the setup and the RMSE of every estimator at every log
 // size.
-func (s *SweepReport) WriteTable(w io.Writer) {
+func (s *Report) WriteTable(w io.Writer) {
 	for _, l := range s.setupLines() {
 		fmt.Fprintln(w, l)
 	}
@@ -201,24 +204,15 @@ func (s *SweepReport) WriteTable(w io.Writer) {
 	for g, n := range s.Grid {
 		fmt.Fprintf(w, "%10d", n)
 		for _, name := range s.Estimators {
-			fmt.Fprintf(w, " %11s", FormatNum(float64(s.RMSE[name][g])))
+			fmt.Fprintf(w, " %11s", evalreport.FormatNum(float64(s.RMSE[name][g])))
 		}
 		fmt.Fprintln(w)
 	}
 }
 
-// FormatNum prints an estimate or error in tables: 4 significant digits,
-// "-" for NaN (not available).
-func FormatNum(x float64) string {
-	if math.IsNaN(x) {
-		return "-"
-	}
-	return fmt.Sprintf("%.4g", x)
-}
-
 // HTML is a self-contained page with the setup, the log-log RMSE chart
 // with its spread across runs, and the RMSE and bias tables.
-func (s *SweepReport) HTML() []byte {
+func (s *Report) HTML() []byte {
 	p := report.NewPage(fmt.Sprintf("Off-policy evaluation: %s of %s", s.Metric, s.Target))
 	for _, l := range s.setupLines() {
 		// HTML collapses the text table's three-space gaps into one.
@@ -237,7 +231,7 @@ func (s *SweepReport) HTML() []byte {
 
 // chartSeries is one line per estimator: its RMSE at every log size, with
 // the band rmseBand gives.
-func (s *SweepReport) chartSeries() []report.Series {
+func (s *Report) chartSeries() []report.Series {
 	xs := make([]float64, len(s.Grid))
 	for i, n := range s.Grid {
 		xs[i] = float64(n)
@@ -260,7 +254,7 @@ func (s *SweepReport) chartSeries() []report.Series {
 }
 
 // chartCaption says what the chart shows, and what its bands are.
-func (s *SweepReport) chartCaption() string {
+func (s *Report) chartCaption() string {
 	c := fmt.Sprintf("Logging %s on the top %d candidates by %s, target %s, %d slots.", s.Logging, s.Candidates, s.candidatesSource(), s.Target, s.Slots)
 	if s.Runs > 1 {
 		c += fmt.Sprintf(" Shaded: the RMSE ± one standard error across the %d runs, √(MSE ± SE) with SE the standard error of the runs' mean squared error;"+
@@ -277,7 +271,7 @@ func (s *SweepReport) chartCaption() string {
 // below two runs with a value. An error band of the RMSE rather than the
 // min–max of the runs' |errors|: that range widens with more runs and its
 // lower end nears 0, unbounded on a log axis.
-func rmseBand(values [][]Float, v float64, g int) (lo, hi float64) {
+func rmseBand(values [][]ope.Float, v float64, g int) (lo, hi float64) {
 	var sq []float64
 	for _, run := range values {
 		if g < len(run) && !math.IsNaN(float64(run[g])) {
@@ -297,7 +291,7 @@ func rmseBand(values [][]Float, v float64, g int) (lo, hi float64) {
 // every estimator's value, all with the same decimals (enough to show the
 // table's smallest magnitude to two significant digits), so the column
 // lines up.
-func (s *SweepReport) gridRows(v map[string][]Float) [][]string {
+func (s *Report) gridRows(v map[string][]ope.Float) [][]string {
 	var all []float64
 	for _, name := range s.Estimators {
 		for _, x := range v[name] {

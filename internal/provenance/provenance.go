@@ -1,4 +1,8 @@
-package ope
+// Package provenance records what a result was computed from (the command
+// line, the versions, every input file with its content hash) apart from
+// what varies between runs of the same command (the run record: start time,
+// wall times, the machine), so that results keep their bytes.
+package provenance
 
 import (
 	"crypto/sha256"
@@ -15,13 +19,13 @@ import (
 	"github.com/piopt/piopt/internal/report"
 )
 
-// Provenance records what a result was computed from: the command line,
+// Record records what a result was computed from: the command line,
 // the versions of piopt and XGBoost, and every input file with its content
 // hash. It holds nothing that varies between runs of the same command on
 // the same inputs, so results written with it keep their bytes; what does
 // vary (start time, wall times, the machine) goes to a Machine-carrying
 // run record beside them (run.json).
-type Provenance struct {
+type Record struct {
 	Command        string  `json:"command"`
 	PioptVersion   string  `json:"piopt_version"`
 	XGBoostVersion string  `json:"xgboost_version"`
@@ -72,7 +76,7 @@ func HashInputs(paths ...string) ([]Input, error) {
 
 // AddTo adds the provenance to a report page: the versions, the inputs
 // with their hashes, and the command line.
-func (p Provenance) AddTo(page *report.Page) {
+func (p Record) AddTo(page *report.Page) {
 	page.Heading(2, "Provenance")
 	page.Paragraph(fmt.Sprintf("piopt %s, XGBoost %s.", p.PioptVersion, p.XGBoostVersion))
 	rows := make([][]string, len(p.Inputs))

@@ -1,4 +1,8 @@
-package ope
+// Package sweep runs the paper's semi-synthetic protocol (Sec. 4.1) on an
+// ope.Plan: R independent simulated logs, every estimator on the prefixes
+// of each log on a log-spaced grid, and the RMSE, bias and spread of each
+// against V(π); Report writes it as JSON, HTML and a table.
+package sweep
 
 import (
 	"context"
@@ -11,6 +15,7 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/parallel"
+	"github.com/piopt/piopt/ope"
 )
 
 // LogGrid returns log-spaced sample sizes from lo to hi: the rounded powers
@@ -36,21 +41,21 @@ func LogGrid(lo, hi int64, perDecade int) []int64 {
 	return out
 }
 
-// SweepConfig is the paper's semi-synthetic protocol (Sec. 4.1): Runs
+// Config is the paper's semi-synthetic protocol (Sec. 4.1): Runs
 // independent logs of Samples samples each, simulated from the plan's
 // logging policy with contexts uniform over the queries and the metric of
 // the plan's Scorer as reward, and every estimator of the plan's
 // deterministic target evaluated on every prefix of each log whose length
 // is on Grid.
-type SweepConfig struct {
+type Config struct {
 	Samples int64
 	Runs    int
 	// Seed of run 0; run k simulates with seed Seed + k (the log
 	// `piopt simulate --seed Seed+k` would write).
 	Seed       uint64
 	Grid       []int64 // increasing; prefixes evaluated (default LogGrid(100, Samples, 4))
-	Estimators Estimators
-	Regressors map[string]Regressor
+	Estimators ope.Estimators
+	Regressors map[string]ope.Regressor
 	// DMMaxTrain caps the rows DM trains on at grid point n: the first
 	// min(n/2, DMMaxTrain) samples. 0, the zero value and evaluate-sweep's
 	// default, is no cap: the first n/2, as the paper. Fit time and memory
@@ -72,7 +77,7 @@ type SweepConfig struct {
 	CVFolds int
 	// Baseline is dr's and wdr's reward model, cross-fitted at every grid
 	// point n on the first n samples (a run keeps its samples for that).
-	Baseline Baseline
+	Baseline ope.Baseline
 	// FitPoints, when not nil, are the only grid points where the
 	// estimators that fit models are computed: DM's variants (a fit per
 	// model) and dr and wdr (Baseline.Folds fits); elsewhere they are NaN.
@@ -80,7 +85,7 @@ type SweepConfig struct {
 }
 
 // fitAt reports whether DM, dr and wdr are computed at grid point n.
-func (cfg SweepConfig) fitAt(n int64) bool {
+func (cfg Config) fitAt(n int64) bool {
 	if cfg.FitPoints == nil {
 		return true
 	}
@@ -90,7 +95,7 @@ func (cfg SweepConfig) fitAt(n int64) bool {
 // dmTrain is the size of DM's training part at grid point n, the first
 // min(n/2, keep) samples, or 0 where DM is not fitted: off the fit points
 // and below 2 samples.
-func (cfg SweepConfig) dmTrain(n, keep int64) int64 {
+func (cfg Config) dmTrain(n, keep int64) int64 {
 	if t := min(n/2, keep); t >= 2 && cfg.fitAt(n) {
 		return t
 	}
@@ -100,7 +105,7 @@ func (cfg SweepConfig) dmTrain(n, keep int64) int64 {
 // DMPoints is the number of model-fitting steps of the sweep, what
 // DMProgress counts to: per run, the fit points where DM can train (n/2 ≥
 // 2 samples) and those where dr or wdr cross-fits its reward model.
-func (cfg SweepConfig) DMPoints() int64 {
+func (cfg Config) DMPoints() int64 {
 	grid := cfg.grid()
 	var n int64
 	if len(cfg.Estimators.DM) > 0 {
@@ -113,7 +118,7 @@ func (cfg SweepConfig) DMPoints() int64 {
 	}
 	if cfg.Estimators.Baseline() {
 		for _, g := range grid {
-			if cfg.fitAt(g) && g >= int64(cfg.Baseline.minSamples()) {
+			if cfg.fitAt(g) && g >= int64(cfg.Baseline.MinSamples()) {
 				n++
 			}
 		}
@@ -123,7 +128,7 @@ func (cfg SweepConfig) DMPoints() int64 {
 
 // drKeep is the number of samples of a run kept for dr: the largest grid
 // point where dr is computed (0 without dr).
-func (cfg SweepConfig) drKeep(grid []int64) int64 {
+func (cfg Config) drKeep(grid []int64) int64 {
 	var keep int64
 	if cfg.Estimators.Baseline() {
 		for _, n := range grid {
@@ -145,9 +150,9 @@ func dmKeep(grid []int64, dmMaxTrain int) int64 {
 	return keep
 }
 
-// SweepResult holds every estimate of every run at every grid point and
+// Result holds every estimate of every run at every grid point and
 // their errors against the true value.
-type SweepResult struct {
+type Result struct {
 	TrueValue float64
 	Grid      []int64
 	Names     []string
@@ -164,13 +169,13 @@ type SweepResult struct {
 // runState is one run's simulation: its sums at every grid point.
 type runState struct {
 	values  map[string][]float64
-	dm      dmSamples
+	dm      *ope.Samples
 	ckCount [][]int64 // per-query counts at the DM checkpoints
-	dr      drSamples
+	dr      *ope.Samples
 }
 
 // grid is Grid, or the default LogGrid(100, Samples, 4).
-func (cfg SweepConfig) grid() []int64 {
+func (cfg Config) grid() []int64 {
 	if cfg.Grid == nil {
 		return LogGrid(100, cfg.Samples, 4)
 	}
@@ -179,7 +184,7 @@ func (cfg SweepConfig) grid() []int64 {
 
 // prepareSweep checks the plan and cfg and returns cfg's grid, with dr's
 // baseline prepared in cfg.
-func (p *Plan) prepareSweep(ctx context.Context, cfg *SweepConfig) ([]int64, error) {
+func prepareSweep(ctx context.Context, p *ope.Plan, cfg *Config) ([]int64, error) {
 	if !p.Target.Deterministic() || p.Scorer == nil {
 		return nil, fmt.Errorf("offpolicy: the sweep needs a deterministic target and the labels (Scorer)")
 	}
@@ -196,18 +201,19 @@ func (p *Plan) prepareSweep(ctx context.Context, cfg *SweepConfig) ([]int64, err
 		return grid, nil
 	}
 	var err error
-	cfg.Baseline, err = p.prepareBaseline(ctx, cfg.Baseline)
+	cfg.Baseline, err = p.PrepareBaseline(ctx, cfg.Baseline)
 	return grid, err
 }
 
-// Sweep runs the protocol.
-func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error) {
-	grid, err := p.prepareSweep(ctx, &cfg)
+// Sweep runs the protocol on the plan's logging policy, target and
+// Scorer.
+func Sweep(ctx context.Context, p *ope.Plan, cfg Config) (*Result, error) {
+	grid, err := prepareSweep(ctx, p, &cfg)
 	if err != nil {
 		return nil, err
 	}
 	est := cfg.Estimators
-	res := &SweepResult{TrueValue: p.TrueValue, Grid: grid, Names: est.Names(), Values: map[string][][]float64{},
+	res := &Result{TrueValue: p.TrueValue, Grid: grid, Names: est.Names(), Values: map[string][][]float64{},
 		RMSE: map[string][]float64{}, Bias: map[string][]float64{}, Std: map[string][]float64{}}
 	for _, name := range res.Names {
 		res.Values[name] = make([][]float64, cfg.Runs)
@@ -234,7 +240,7 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 	states := make([]*runState, cfg.Runs)
 	start := time.Now()
 	if err := eachRun(cfg.Runs, cfg.Threads, func(k int) (err error) {
-		states[k], err = p.simulateRun(ctx, cfg, grid, ck, keep, res.Seeds[k])
+		states[k], err = simulateRun(ctx, p, cfg, grid, ck, keep, res.Seeds[k])
 		return err
 	}); err != nil {
 		return nil, err
@@ -255,10 +261,10 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 			cfg.DMProgress(0)
 		}
 		if err := eachRun(len(states), cfg.Threads, func(k int) error {
-			if err := p.sweepDR(ctx, cfg, grid, states[k], res, k); err != nil {
+			if err := sweepDR(ctx, p, cfg, grid, states[k], res, k); err != nil {
 				return err
 			}
-			return p.sweepDM(ctx, cfg, grid, ck, keep, states[k], res, k)
+			return sweepDM(ctx, p, cfg, grid, ck, keep, states[k], res, k)
 		}); err != nil {
 			return nil, err
 		}
@@ -273,14 +279,14 @@ func (p *Plan) Sweep(ctx context.Context, cfg SweepConfig) (*SweepResult, error)
 // sweepDM fits and evaluates every DM variant of run k at every grid
 // point: trained on the first min(n/2, dmKeep) samples, evaluated on the
 // contexts of samples n/2 .. n−1.
-func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, st *runState, res *SweepResult, k int) error {
+func sweepDM(ctx context.Context, p *ope.Plan, cfg Config, grid, ck []int64, dmKeep int64, st *runState, res *Result, k int) error {
 	if len(cfg.Estimators.DM) == 0 {
 		return nil
 	}
 	// Grid points past 2·dmKeep train on the same dmKeep samples: one fit
 	// serves them all.
-	var fit dmFit
-	evalCounts := make([]int64, len(p.queries))
+	var fit ope.DMFit
+	evalCounts := make([]int64, p.Candidates.NumQueries())
 	for g, n := range grid {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -294,7 +300,7 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 		for q := range evalCounts {
 			evalCounts[q] = hi[q] - lo[q]
 		}
-		dm, err := p.directMethod(ctx, &st.dm, nTrain, evalCounts, cfg.Regressors, cfg.Estimators.DM, &fit)
+		dm, err := p.DirectMethod(ctx, st.dm, nTrain, evalCounts, cfg.Regressors, cfg.Estimators.DM, &fit)
 		if err != nil {
 			return err
 		}
@@ -305,13 +311,13 @@ func (p *Plan) sweepDM(ctx context.Context, cfg SweepConfig, grid, ck []int64, d
 			cfg.DMProgress(1)
 		}
 	}
-	st.dm = dmSamples{} // free the training part
+	st.dm = nil // free the training part
 	return nil
 }
 
 // sweepDR computes dr and wdr of run k at every grid point n on the first
 // n samples, cross-fitting their reward model there.
-func (p *Plan) sweepDR(ctx context.Context, cfg SweepConfig, grid []int64, st *runState, res *SweepResult, k int) error {
+func sweepDR(ctx context.Context, p *ope.Plan, cfg Config, grid []int64, st *runState, res *Result, k int) error {
 	if !cfg.Estimators.Baseline() {
 		return nil
 	}
@@ -322,24 +328,24 @@ func (p *Plan) sweepDR(ctx context.Context, cfg SweepConfig, grid []int64, st *r
 		if !cfg.fitAt(n) {
 			continue
 		}
-		d, _, reason, err := p.crossFitDR(ctx, cfg.Baseline, &st.dr, int(n))
+		d, err := p.CrossFitDR(ctx, cfg.Baseline, st.dr, int(n))
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d), dr at n = %d: %w", k+1, res.Seeds[k], n, err)
 		}
-		if reason != "" {
+		if d == nil {
 			continue // too few samples: NaN
 		}
-		if v := res.Values[DR]; v != nil {
-			v[k][g] = d.sums.Value()
+		if v := res.Values[ope.DR]; v != nil {
+			v[k][g] = d.Value()
 		}
-		if v := res.Values[WDR]; v != nil {
-			v[k][g], _ = d.sums.SelfNormalized()
+		if v := res.Values[ope.WDR]; v != nil {
+			v[k][g], _ = d.SelfNormalized()
 		}
 		if cfg.DMProgress != nil {
 			cfg.DMProgress(1)
 		}
 	}
-	st.dr = drSamples{}
+	st.dr = nil
 	return nil
 }
 
@@ -383,24 +389,24 @@ func errorsOf(values [][]float64, v float64, points int) (rmse, bias, std []floa
 // every grid point: for PI and wPI the prefix estimate needs only Σ r_i w_i
 // and Σ w_i, for IPS Σ r_i·1{s_i = s*}/μ(s*|x_i), so one pass in O(ℓ) per
 // sample serves every grid point.
-func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int64, dmKeep int64, seed uint64) (*runState, error) {
+func simulateRun(ctx context.Context, p *ope.Plan, cfg Config, grid, ck []int64, dmKeep int64, seed uint64) (*runState, error) {
 	est := cfg.Estimators
 	keepDR := cfg.drKeep(grid)
-	st := &runState{values: map[string][]float64{}, dm: dmSamples{slots: p.Slots}, dr: newDRSamples(p.Slots, keepDR)}
+	st := &runState{values: map[string][]float64{}, dm: ope.NewSamples(p.Slots, 0), dr: ope.NewSamples(p.Slots, keepDR)}
 	for _, name := range est.Names() {
 		st.values[name] = nanSlice(len(grid))
 	}
 	var counts []int64
 	if len(ck) > 0 {
-		counts = make([]int64, len(p.queries))
+		counts = make([]int64, p.Candidates.NumQueries())
 		st.ckCount = make([][]int64, len(ck))
 		// Checkpoint 0 may be n = 0 (grid point 1 has n/2 = 0).
 	}
 	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: p.Scorer, Seed: seed}
-	var pi, ips Sums
-	var cv *CVFolds
+	var pi, ips ope.Sums
+	var cv *ope.CVFolds
 	if est.PICV {
-		cv = NewCVFolds(cvFolds(cfg.CVFolds))
+		cv = ope.NewCVFolds(cvFolds(cfg.CVFolds))
 	}
 	var value float64
 	var i int64
@@ -416,16 +422,16 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 					s[gi] = v
 				}
 			}
-			set(PI, pi.Mean())
+			set(ope.PI, pi.Mean())
 			w, _ := pi.SelfNormalized()
-			set(WPI, w)
-			set(IPS, ips.Mean())
+			set(ope.WPI, w)
+			set(ope.IPS, ips.Mean())
 			w, _ = ips.SelfNormalized()
-			set(WIPS, w)
+			set(ope.WIPS, w)
 			if cv != nil {
-				set(PICV, cv.Value(cv.Betas()))
+				set(ope.PICV, cv.Value(cv.Betas()))
 			}
-			set(OnPolicy, value/float64(i))
+			set(ope.OnPolicy, value/float64(i))
 			gi++
 		}
 	}
@@ -438,15 +444,15 @@ func (p *Plan) simulateRun(ctx context.Context, cfg SweepConfig, grid, ck []int6
 			cv.Add(r, w)
 		}
 		ips.Add(r, p.Ratio(q, s)) // deterministic targets: never NaN
-		value += p.queries[q].value
+		value += p.Query(q).Value
 		if counts != nil {
 			counts[q]++
 		}
 		if i < dmKeep {
-			st.dm.add(q, s, r)
+			st.dm.Add(q, s, r)
 		}
 		if i < keepDR {
-			st.dr.add(q, s, r)
+			st.dr.Add(q, s, r)
 		}
 		i++
 		if i%batch == 0 && cfg.Progress != nil {
@@ -472,4 +478,12 @@ func eachRun(runs, threads int, f func(k int) error) error {
 	return parallel.For(context.Background(), runs, threads, nil, func(_ struct{}, k int) error {
 		return f(k)
 	})
+}
+
+// cvFolds is k, or ope.DefaultCVFolds for 0.
+func cvFolds(k int) int {
+	if k > 0 {
+		return k
+	}
+	return ope.DefaultCVFolds
 }

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/piopt/piopt/impute"
 )
 
 // foldFitter is a PhiFitter that records what it was given and returns,
@@ -165,51 +163,6 @@ func TestCrossFitTooFewSamples(t *testing.T) {
 	}
 }
 
-// TestSweepDRMatchesEvaluator: the sweep's dr and wdr at every grid point
-// are the evaluator's on the same prefix of the same log.
-func TestSweepDRMatchesEvaluator(t *testing.T) {
-	ds := testData([]int{6, 8, 5, 9, 7}, 3, 31)
-	s := setup(t, ds, 5, 3, "pa:1")
-	p := prepare(t, s)
-	b := Baseline{Fitter: meanFitter{}, Folds: 3}
-	cfg := SweepConfig{Samples: 2000, Runs: 2, Seed: 7, Grid: []int64{5, 6, 300, 2000}, Estimators: Estimators{PI: true, DR: true, WDR: true}, Baseline: b}
-	if got := cfg.DMPoints(); got != 3*2 {
-		t.Errorf("DMPoints %d, want 6 (grid points with at least 2K samples, 2 runs)", got)
-	}
-	res, err := p.Sweep(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for k := range cfg.Runs {
-		for g, n := range cfg.Grid {
-			ev, _ := p.NewEvaluator(EvalOptions{Estimators: cfg.Estimators, Intervals: Intervals{Delta: 0.05, RewardHi: 1}, Baseline: b})
-			sim := impute.Simulation{Candidates: s.Candidates, Logging: s.Gammas.Logging(), Slots: 3, Reward: s.Scorer, Seed: 7 + uint64(k)}
-			_ = sim.Run(context.Background(), n, func(q int, sl []int32, r float64) error { ev.Add(q, sl, r); return nil })
-			ref, _ := ev.Result(context.Background())
-			for _, name := range []string{DR, WDR} {
-				got, want := res.Values[name][k][g], float64(ref.Estimates[name].Value)
-				if got != want && !(math.IsNaN(got) && math.IsNaN(want)) {
-					t.Errorf("run %d n %d %s: sweep %.15g, evaluator %.15g", k, n, name, got, want)
-				}
-			}
-		}
-	}
-	if !math.IsNaN(res.Values[DR][0][0]) || math.IsNaN(res.Values[DR][0][1]) {
-		t.Errorf("dr at n = 5 and 6 with K = 3: %v", res.Values[DR][0][:2])
-	}
-}
-
-// meanFitter's model values every slate at the mean reward of its samples.
-type meanFitter struct{}
-
-func (meanFitter) FitPhi(_ context.Context, p *Plan, _, _ []int32, r []float32) (RewardModel, error) {
-	v := 0.0
-	for _, x := range r {
-		v += float64(x)
-	}
-	return ConstantModel(p.Candidates, p.Slots, v/float64(len(r))), nil
-}
-
 func TestParseEstimatorsDR(t *testing.T) {
 	e, err := ParseEstimators("wdr,pi,dr")
 	if err != nil || !e.DR || !e.WDR || strings.Join(e.Names(), ",") != "pi,dr,wdr" {
@@ -218,43 +171,6 @@ func TestParseEstimatorsDR(t *testing.T) {
 	all, _ := ParseEstimators("all")
 	if got := strings.Join(all.Names(), ","); got != "pi,wpi,pi-cv,dr,wdr,ips,wips,dm,dm-clip,dm-linear,dm-linear-clip,onpolicy" {
 		t.Errorf("all: %s", got)
-	}
-}
-
-// TestSweepFitPoints: with FitPoints the sweep computes DM, dr and wdr
-// only there, with the values a sweep over every point gives.
-func TestSweepFitPoints(t *testing.T) {
-	ds := testData([]int{6, 8, 5}, 3, 3)
-	p := prepare(t, setup(t, ds, 0, 2, "uniform"))
-	est, err := ParseEstimators("pi,dr,wdr,dm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	all := SweepConfig{Samples: 1000, Runs: 2, Seed: 1, Grid: []int64{100, 300, 1000}, Estimators: est,
-		Regressors: map[string]Regressor{"tree": meanRegressor{}}, Baseline: Baseline{Fitter: meanFitter{}, Folds: 2}}
-	cfg := all
-	cfg.FitPoints = []int64{300}
-	if got := cfg.DMPoints(); got != 4 {
-		t.Errorf("DMPoints %d, want 4 (DM and dr at one point, 2 runs)", got)
-	}
-	res, err := p.Sweep(context.Background(), cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ref, err := p.Sweep(context.Background(), all)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, name := range []string{DR, WDR, DM} {
-		for k := range 2 {
-			v, w := res.Values[name][k], ref.Values[name][k]
-			if !math.IsNaN(v[0]) || v[1] != w[1] || math.IsNaN(v[1]) || !math.IsNaN(v[2]) {
-				t.Errorf("%s run %d: %v, want NaN but at n = 300, where every point's sweep has %v", name, k, v, w[1])
-			}
-		}
-	}
-	if v := res.Values[PI][0]; math.IsNaN(v[0]) || math.IsNaN(v[2]) {
-		t.Errorf("pi %v: every point", v)
 	}
 }
 

@@ -1,11 +1,16 @@
-package ope
+// Package evalreport writes the result of an evaluation from a log, as
+// piopt evaluate and piopt select print it: the table of estimates with
+// their intervals and diagnostics, and the JSON object per estimator.
+package evalreport
 
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
+	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
@@ -33,23 +38,23 @@ type EvaluateSetup struct {
 	RewardRange [2]float64              `json:"reward_range"`
 	// TrueValue is V(π) with contexts uniform over the dataset's queries
 	// (semi-synthetic; null without a metric).
-	TrueValue Float  `json:"true_value"`
-	Command   string `json:"command"`
+	TrueValue ope.Float `json:"true_value"`
+	Command   string    `json:"command"`
 }
 
 // EstimatesJSON is the value of the JSON output of an evaluation. Every
 // top-level key is an estimator, so a reader can take them all; the setup
 // rides along in each, and Γ's conditioning in the estimators that use Γ.
-func EstimatesJSON(s *EvaluateSetup, res *Result) any {
+func EstimatesJSON(s *EvaluateSetup, res *ope.Result) any {
 	type estimateJSON struct {
-		*Estimate
-		Gamma []GammaInfo    `json:"gamma,omitempty"`
-		Setup *EvaluateSetup `json:"setup"`
+		*ope.Estimate
+		Gamma []ope.GammaInfo `json:"gamma,omitempty"`
+		Setup *EvaluateSetup  `json:"setup"`
 	}
 	out := make(map[string]estimateJSON, len(res.Names))
 	for _, name := range res.Names {
 		e := estimateJSON{Estimate: res.Estimates[name], Setup: s}
-		if name == PI || name == WPI {
+		if name == ope.PI || name == ope.WPI {
 			e.Gamma = res.Gamma
 		}
 		out[name] = e
@@ -57,7 +62,8 @@ func EstimatesJSON(s *EvaluateSetup, res *Result) any {
 	return out
 }
 
-func fmtInterval(iv *Interval) string {
+// FormatInterval prints an interval in tables, "-" when not computed.
+func FormatInterval(iv *ope.Interval) string {
 	if iv == nil {
 		return "-"
 	}
@@ -67,7 +73,7 @@ func fmtInterval(iv *Interval) string {
 // WriteTable prints the setup, every estimate with its intervals and
 // weight diagnostics, σ² and ρ of PI and IPS, the worst-conditioned Γ and
 // the estimators' warnings.
-func (s *EvaluateSetup) WriteTable(w io.Writer, res *Result) {
+func (s *EvaluateSetup) WriteTable(w io.Writer, res *ope.Result) {
 	if s.Policy != "" {
 		fmt.Fprintf(w, "%s: %d impressions over %d of %d contexts; %d slots, logging policy file %s", s.Logs, s.Samples, s.LoggedQueries, s.Queries, s.Slots, s.Policy)
 	} else {
@@ -94,10 +100,10 @@ func (s *EvaluateSetup) WriteTable(w io.Writer, res *Result) {
 	for _, name := range res.Names {
 		e := res.Estimates[name]
 		value := FormatNum(float64(e.Value))
-		if e.outsideRange(s.RewardRange[0], s.RewardRange[1]) {
+		if e.OutsideRange(s.RewardRange[0], s.RewardRange[1]) {
 			value += "!" // its warning says why
 		}
-		fmt.Fprintf(w, "%-15s %9s  %-20s %-20s %-20s", name, value, fmtInterval(e.Bernstein), fmtInterval(e.EmpiricalBernstein), fmtInterval(e.Bootstrap))
+		fmt.Fprintf(w, "%-15s %9s  %-20s %-20s %-20s", name, value, FormatInterval(e.Bernstein), FormatInterval(e.EmpiricalBernstein), FormatInterval(e.Bootstrap))
 		if e.Weights != nil {
 			fmt.Fprintf(w, " %10.4g %7.1f%% %10.4g", float64(e.Weights.ESS), 100*float64(e.Weights.NegativeShare), float64(e.Weights.MaxAbs))
 		}
@@ -114,9 +120,9 @@ func (s *EvaluateSetup) WriteTable(w io.Writer, res *Result) {
 
 // writeDiagnostics prints the weights' σ² and ρ of PI and IPS and the
 // worst-conditioned Γ.
-func writeDiagnostics(w io.Writer, res *Result) {
+func writeDiagnostics(w io.Writer, res *ope.Result) {
 	for _, name := range res.Names {
-		if e := res.Estimates[name]; e.Weights != nil && (name == PI || name == IPS) {
+		if e := res.Estimates[name]; e.Weights != nil && (name == ope.PI || name == ope.IPS) {
 			fmt.Fprintf(w, "%s weights: σ² %.4g (uniform contexts %.4g), ρ %.4g, range [%.4g, %.4g], mean %.4f\n", strings.ToUpper(name),
 				float64(e.Weights.Sigma2), float64(e.Weights.Sigma2Uniform), float64(e.Weights.Rho), float64(e.Weights.RangeLo), float64(e.Weights.RangeHi), float64(e.Weights.Mean))
 		}
@@ -149,9 +155,9 @@ func writeDiagnostics(w io.Writer, res *Result) {
 }
 
 // writeBaseline says which reward model dr and wdr used.
-func writeBaseline(w io.Writer, res *Result) {
-	var b *BaselineInfo
-	for _, name := range []string{DR, WDR} {
+func writeBaseline(w io.Writer, res *ope.Result) {
+	var b *ope.BaselineInfo
+	for _, name := range []string{ope.DR, ope.WDR} {
 		if e := res.Estimates[name]; e != nil && e.Baseline != nil {
 			b = e.Baseline
 		}
@@ -167,4 +173,13 @@ func writeBaseline(w io.Writer, res *Result) {
 		}
 	}
 	fmt.Fprintf(w, "dr baseline φ̄: %s; slate values in [%.4g, %.4g]\n", what, float64(b.ModelLo), float64(b.ModelHi))
+}
+
+// FormatNum prints an estimate or error in tables: 4 significant digits,
+// "-" for NaN (not available).
+func FormatNum(x float64) string {
+	if math.IsNaN(x) {
+		return "-"
+	}
+	return fmt.Sprintf("%.4g", x)
 }

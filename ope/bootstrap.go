@@ -106,13 +106,13 @@ func (b *Bootstrap) Estimates(c int, selfNormalized bool) []float64 {
 // order statistics).
 func (b *Bootstrap) Interval(c int, selfNormalized bool, delta float64) Interval {
 	est := b.Estimates(c, selfNormalized)
-	return PercentileInterval(est, delta)
+	return percentileInterval(est, delta)
 }
 
-// PercentileInterval returns the δ/2 and 1 − δ/2 sample quantiles of xs
+// percentileInterval returns the δ/2 and 1 − δ/2 sample quantiles of xs
 // (type 7 of Hyndman and Fan: linear interpolation between order
 // statistics). xs is sorted in place.
-func PercentileInterval(xs []float64, delta float64) Interval {
+func percentileInterval(xs []float64, delta float64) Interval {
 	if len(xs) == 0 {
 		return Interval{math.Inf(-1), math.Inf(1)}
 	}

@@ -86,12 +86,12 @@ func TestBootstrapChannelsShareCounts(t *testing.T) {
 
 func TestPercentileInterval(t *testing.T) {
 	// Quantiles 0.25 and 0.75 of 1..5 by linear interpolation: 2 and 4.
-	if iv := PercentileInterval([]float64{5, 3, 1, 4, 2}, 0.5); iv != (Interval{2, 4}) {
+	if iv := percentileInterval([]float64{5, 3, 1, 4, 2}, 0.5); iv != (Interval{2, 4}) {
 		t.Fatalf("%+v", iv)
 	}
 	// 0.05 and 0.95 of 0..10: 0.5 and 9.5.
 	xs := []float64{10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0}
-	if iv := PercentileInterval(xs, 0.1); !near(iv.Lo, 0.5, 1e-12) || !near(iv.Hi, 9.5, 1e-12) {
+	if iv := percentileInterval(xs, 0.1); !near(iv.Lo, 0.5, 1e-12) || !near(iv.Hi, 9.5, 1e-12) {
 		t.Fatalf("%+v", iv)
 	}
 }

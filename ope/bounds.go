@@ -58,11 +58,11 @@ func (b BoundSpec) rewardScale() float64 { return max(math.Abs(b.RewardLo), math
 
 func (b BoundSpec) clip(v float64) float64 { return min(max(v, b.RewardLo), b.RewardHi) }
 
-// BernsteinHalfWidth returns the deviation bound of the paper's Theorem 1:
+// bernsteinHalfWidth returns the deviation bound of the paper's Theorem 1:
 // with probability at least 1 − δ, for n samples with rewards in [−1, 1],
 //
 //	|V̂_PI − V| ≤ sqrt(2σ² ln(2/δ)/n) + 2(ρ+1) ln(2/δ)/(3n).
-func BernsteinHalfWidth(n int64, sigma2, rho, delta float64) float64 {
+func bernsteinHalfWidth(n int64, sigma2, rho, delta float64) float64 {
 	if n <= 0 {
 		return math.Inf(1)
 	}
@@ -72,12 +72,12 @@ func BernsteinHalfWidth(n int64, sigma2, rho, delta float64) float64 {
 }
 
 // Bernstein returns the paper's Theorem 1 interval around the plain estimate
-// (1/n) Σ r_i w_i: the estimate ± c·BernsteinHalfWidth, with c =
+// (1/n) Σ r_i w_i: the estimate ± c·bernsteinHalfWidth, with c =
 // max(|RewardLo|, |RewardHi|) (the theorem is stated for c = 1 and scales
 // linearly), intersected with the reward range, which contains V.
 func Bernstein(s *Sums, b BoundSpec) Interval {
 	v := s.Mean()
-	h := b.rewardScale() * BernsteinHalfWidth(s.N, b.Sigma2, b.Rho(), b.Delta)
+	h := b.rewardScale() * bernsteinHalfWidth(s.N, b.Sigma2, b.Rho(), b.Delta)
 	return b.Intersect(v-h, v+h, v)
 }
 

@@ -10,10 +10,10 @@ import (
 func TestBernsteinHandComputed(t *testing.T) {
 	// Theorem 1 at n = 100, σ² = ρ = 1, δ = 0.05:
 	// sqrt(2 ln 40 / 100) + 4 ln 40 / 300.
-	if got := BernsteinHalfWidth(100, 1, 1, 0.05); !near(got, 0.32080536253630976, 1e-15) {
+	if got := bernsteinHalfWidth(100, 1, 1, 0.05); !near(got, 0.32080536253630976, 1e-15) {
 		t.Fatalf("half-width %.17g", got)
 	}
-	if !math.IsInf(BernsteinHalfWidth(0, 1, 1, 0.05), 1) {
+	if !math.IsInf(bernsteinHalfWidth(0, 1, 1, 0.05), 1) {
 		t.Fatal("no samples must give an infinite half-width")
 	}
 	// Around the mean, clipped to the reward range.

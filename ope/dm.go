@@ -9,7 +9,7 @@ import (
 
 // Regressor fits the direct method's reward model: a regression of the
 // logged reward on the concatenated features of the ℓ slotted documents
-// (SlateFeatures). Implementations train through package trainer
+// (slateFeatures). Implementations train through package trainer
 // (regression tree and lasso, see package policy); tests use pure-Go ones.
 type Regressor interface {
 	// Fit regresses y on the rows of x (row-major, cols columns each).
@@ -56,7 +56,7 @@ func (p *Plan) dmRows(d *Samples, n int) (x []float32, y []float32) {
 			docs[k] = cand[a]
 			k++
 		}
-		SlateFeatures(x[i*cols:(i+1)*cols], ds.Features[lo*nf:hi*nf], nf, docs[:k], l)
+		slateFeatures(x[i*cols:(i+1)*cols], ds.Features[lo*nf:hi*nf], nf, docs[:k], l)
 	}
 	d.rows = n
 	return x, d.y[:n]
@@ -82,7 +82,7 @@ func (p *Plan) buildTargetRows() []float32 {
 		for j, a := range star {
 			docs[j] = cand[a]
 		}
-		SlateFeatures(x[q*l*nf:(q+1)*l*nf], ds.Features[lo*nf:hi*nf], nf, docs[:len(star)], l)
+		slateFeatures(x[q*l*nf:(q+1)*l*nf], ds.Features[lo*nf:hi*nf], nf, docs[:len(star)], l)
 	}
 	return x
 }
@@ -228,12 +228,12 @@ func (e *dmEstimator) Estimate(ctx context.Context, _ *Summary) ([]*Estimate, er
 // fill. The model is fitted elsewhere (eval trains nothing); this file holds
 // the covariates and the estimate.
 
-// SlateFeatures writes the DM covariates of a slate into dst (length
+// slateFeatures writes the DM covariates of a slate into dst (length
 // slots·nf): the feature rows of the slate's documents in slot order, zeros
 // for slots past the end of the slate. rows holds the query's documents,
 // nf features each (row-major, as data.Dataset.Features); slate holds
 // document positions inside the query.
-func SlateFeatures(dst []float32, rows []float32, nf int, slate []int32, slots int) {
+func slateFeatures(dst []float32, rows []float32, nf int, slate []int32, slots int) {
 	dst = dst[:slots*nf]
 	for j := range slots {
 		out := dst[j*nf : (j+1)*nf]

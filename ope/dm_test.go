@@ -10,7 +10,7 @@ func TestSlateFeatures(t *testing.T) {
 	// 3 docs × 2 features.
 	rows := []float32{1, 2, 3, 4, 5, 6}
 	dst := []float32{9, 9, 9, 9, 9, 9, 9, 9}
-	SlateFeatures(dst, rows, 2, []int32{2, 0}, 3)
+	slateFeatures(dst, rows, 2, []int32{2, 0}, 3)
 	if want := []float32{5, 6, 1, 2, 0, 0}; !slices.Equal(dst[:6], want) {
 		t.Fatalf("got %v, want %v (short slate padded with zeros)", dst[:6], want)
 	}

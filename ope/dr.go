@@ -138,10 +138,10 @@ func (d *drEvaluator) Sums() *DRSums { return &d.sums }
 
 // Spec returns the intervals' specification: δ and the reward range of iv,
 // the plan's PI weight range and the model's range.
-func (d *drEvaluator) Spec(iv Intervals) DRSpec {
+func (d *drEvaluator) Spec(iv Intervals) drSpec {
 	p := d.plan
 	n := float64(max(d.sums.Terms.N, 1))
-	return DRSpec{
+	return drSpec{
 		Bound: BoundSpec{Delta: iv.Delta, Sigma2: d.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 			RewardLo: iv.RewardLo, RewardHi: iv.RewardHi},
 		ModelLo: d.ModelLo, ModelHi: d.ModelHi,
@@ -280,18 +280,18 @@ func (d *DRSums) SelfNormalized() (v float64, ok bool) {
 	return d.Base.Mean() + corr, ok
 }
 
-// DRSpec is what the intervals of dr and wdr know besides the log: the
+// drSpec is what the intervals of dr and wdr know besides the log: the
 // confidence level, the PI weights' range, the rewards' range (Bound;
 // Sigma2 is not used) and the range [ModelLo, ModelHi] of the model's value
 // 1_sᵀφ̄_x over every context and every slate μ can log (which also holds
 // q_πᵀφ̄_x, a mean of slate values).
-type DRSpec struct {
+type drSpec struct {
 	Bound            BoundSpec
 	ModelLo, ModelHi float64
 }
 
 // residualRange is the range of r − c.
-func (p DRSpec) residualRange() (lo, hi float64) {
+func (p drSpec) residualRange() (lo, hi float64) {
 	return p.Bound.RewardLo - p.ModelHi, p.Bound.RewardHi - p.ModelLo
 }
 
@@ -299,7 +299,7 @@ func (p DRSpec) residualRange() (lo, hi float64) {
 // terms Z_i are i.i.d. with range [ModelLo, ModelHi] + w·[residual range],
 // so EmpiricalBernstein applies to their Sums as is; the result is
 // intersected with the reward range, which holds V.
-func (d *DRSums) EmpiricalBernstein(p DRSpec) Interval {
+func (d *DRSums) EmpiricalBernstein(p drSpec) Interval {
 	b := p.Bound
 	elo, ehi := p.residualRange()
 	glo, ghi := productRange(elo, ehi, b.WeightLo, b.WeightHi)
@@ -314,7 +314,7 @@ func (d *DRSums) EmpiricalBernstein(p DRSpec) Interval {
 // the self-normalised correction (EmpiricalBernsteinSelfNormalized on the
 // residuals weighted by G, whose target is E[G(r − c)]/E[G] = E[G(r − c)]).
 // The expectations of the two parts add up to V; so do the intervals' ends.
-func (d *DRSums) EmpiricalBernsteinSelfNormalized(p DRSpec) Interval {
+func (d *DRSums) EmpiricalBernsteinSelfNormalized(p drSpec) Interval {
 	b := p.Bound
 	v, _ := d.SelfNormalized()
 	if d.Terms.N < 2 {

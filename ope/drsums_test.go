@@ -43,13 +43,13 @@ func TestDRZeroModelIsPI(t *testing.T) {
 		for i := range r {
 			d.Add(r[i], w[i], 0, 0)
 		}
-		pi := SumsOf(r, w)
+		pi := sumsOf(r, w)
 		wpi, _ := pi.SelfNormalized()
 		wdr, _ := d.SelfNormalized()
 		if !near(d.Value(), pi.Mean(), 1e-12) || !near(wdr, wpi, 1e-12) {
 			t.Errorf("n=%d: dr %.15g, PI %.15g; wdr %.15g, wPI %.15g", n, d.Value(), pi.Mean(), wdr, wpi)
 		}
-		spec := DRSpec{Bound: bs}
+		spec := drSpec{Bound: bs}
 		if got, want := d.EmpiricalBernstein(spec), EmpiricalBernstein(&pi, bs); !near(got.Lo, want.Lo, 1e-12) || !near(got.Hi, want.Hi, 1e-12) {
 			t.Errorf("n=%d: dr interval %+v, PI's %+v", n, got, want)
 		}
@@ -73,7 +73,7 @@ func TestDRConstantModelIsCV(t *testing.T) {
 		if !near(d.Value(), c.Value(betas), 1e-12) {
 			t.Errorf("β=%g: dr %.15g, pi-cv %.15g", beta, d.Value(), c.Value(betas))
 		}
-		got, want := d.EmpiricalBernstein(DRSpec{Bound: bs, ModelLo: beta, ModelHi: beta}), c.EmpiricalBernstein(betas, bs)
+		got, want := d.EmpiricalBernstein(drSpec{Bound: bs, ModelLo: beta, ModelHi: beta}), c.EmpiricalBernstein(betas, bs)
 		if !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) {
 			t.Errorf("β=%g: dr interval %+v, pi-cv's %+v", beta, got, want)
 		}
@@ -85,7 +85,7 @@ func TestDRConstantModelIsCV(t *testing.T) {
 // and that dr's is informative on a long log.
 func TestDRIntervalsHold(t *testing.T) {
 	bs := BoundSpec{Delta: 0.1, WeightLo: -1, WeightHi: 6, RewardLo: 0, RewardHi: 1}
-	spec := DRSpec{Bound: bs, ModelLo: 0, ModelHi: 1}
+	spec := drSpec{Bound: bs, ModelLo: 0, ModelHi: 1}
 	for _, n := range []int{2, 100, 20000} {
 		r, w, b, c := randomLog(uint64(n)+7, n, bs.WeightLo, bs.WeightHi)
 		var d DRSums

@@ -1,6 +1,7 @@
 package ope
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strconv"
@@ -16,6 +17,15 @@ func (f Float) MarshalJSON() ([]byte, error) {
 		return []byte("null"), nil
 	}
 	return strconv.AppendFloat(nil, x, 'g', -1, 64), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: null reads as NaN.
+func (f *Float) UnmarshalJSON(b []byte) error {
+	if string(b) == "null" {
+		*f = Float(math.NaN())
+		return nil
+	}
+	return json.Unmarshal(b, (*float64)(f))
 }
 
 // Estimate is one estimator's result: its value, its intervals at the

@@ -155,9 +155,9 @@ func (e *Evaluator) AddLog(ctx context.Context, lr *data.LogReader, progress fun
 	return e.plan.Candidates.ReadLog(ctx, lr, e.plan.Slots, progress, e.Add)
 }
 
-// CountLog returns the number of records of a slate log (a first pass that
+// countLog returns the number of records of a slate log (a first pass that
 // fixes DM's training part before the evaluating pass).
-func CountLog(ctx context.Context, lr *data.LogReader) (int64, error) {
+func countLog(ctx context.Context, lr *data.LogReader) (int64, error) {
 	var n int64
 	for {
 		if n&0xffff == 0 && ctx.Err() != nil {

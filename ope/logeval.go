@@ -41,7 +41,7 @@ func (p *Plan) EvaluateLog(ctx context.Context, lr *data.LogReader, e LogEvaluat
 		if err != nil {
 			return nil, err
 		}
-		n, err := CountLog(ctx, cr)
+		n, err := countLog(ctx, cr)
 		cr.Close()
 		if err != nil {
 			return nil, err

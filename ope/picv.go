@@ -77,7 +77,7 @@ func (c *cvEvaluator) Estimate(iv Intervals) (*Estimate, CVDiagnostics) {
 		MaxAbs: Float(t.MaxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.Rho()),
 		RangeLo: Float(b.WeightLo), RangeHi: Float(b.WeightHi), Sigma2Uniform: Float(p.Sigma2),
 	}
-	beta, ok := Beta(&t)
+	beta, ok := cvBeta(&t)
 	if !ok && t.N >= 2 {
 		e.Warnings = append(e.Warnings, "the PI weights do not vary on this log: pi-cv is PI")
 	}
@@ -166,11 +166,11 @@ func mergeSums(a, b Sums) Sums {
 		MinR: min(a.MinR, b.MinR), MaxR: max(a.MaxR, b.MaxR)}
 }
 
-// Beta returns the control-variate coefficient Cov(r w, w)/Var(w) of the
+// cvBeta returns the control-variate coefficient Cov(r w, w)/Var(w) of the
 // samples of s (moments with divisor n in both, which cancels). ok is false,
 // and β = 0 (the estimate falls back to PI), with fewer than two samples or
 // when the weights do not vary (Var(w) ≤ 1e-12·E[w²], e.g. π = μ).
-func Beta(s *Sums) (beta float64, ok bool) {
+func cvBeta(s *Sums) (beta float64, ok bool) {
 	if s.N < 2 {
 		return 0, false
 	}
@@ -190,7 +190,7 @@ func (c *CVFolds) Betas() []float64 {
 	k := len(c.Folds)
 	out := make([]float64, k)
 	if k == 1 {
-		out[0], _ = Beta(&c.Folds[0])
+		out[0], _ = cvBeta(&c.Folds[0])
 		return out
 	}
 	for f := range c.Folds {
@@ -200,7 +200,7 @@ func (c *CVFolds) Betas() []float64 {
 				o = mergeSums(o, c.Folds[g])
 			}
 		}
-		out[f], _ = Beta(&o)
+		out[f], _ = cvBeta(&o)
 	}
 	return out
 }

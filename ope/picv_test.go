@@ -35,7 +35,7 @@ func TestCVHandComputed(t *testing.T) {
 	in := addAll(1, r, w)
 	inBetas := in.Betas()
 	total := c.Total()
-	whole, ok := Beta(&total)
+	whole, ok := cvBeta(&total)
 	for _, x := range []struct {
 		name      string
 		got, want float64
@@ -65,7 +65,7 @@ func TestCVZeroBetaIsPI(t *testing.T) {
 	for i := range r {
 		r[i], w[i] = rng.Float64(), rng.NormFloat64()*5+1
 	}
-	pi := SumsOf(r, w)
+	pi := sumsOf(r, w)
 	for k := 1; k <= 7; k++ {
 		c := addAll(k, r, w)
 		if got := c.Value(make([]float64, k)); !near(got, pi.Mean(), 1e-12) {
@@ -85,8 +85,8 @@ func TestBetaDegenerate(t *testing.T) {
 		{[]float64{1}, []float64{3}},
 		{[]float64{1, 0, 0.5}, []float64{1, 1, 1}},
 	} {
-		s := SumsOf(tc.r, tc.w)
-		if b, ok := Beta(&s); b != 0 || ok {
+		s := sumsOf(tc.r, tc.w)
+		if b, ok := cvBeta(&s); b != 0 || ok {
 			t.Errorf("r %v, w %v: β = %g, ok %v; want 0, false", tc.r, tc.w, b, ok)
 		}
 	}
@@ -181,7 +181,7 @@ func TestCVEmpiricalBernstein(t *testing.T) {
 			if !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) || !near(c.Value(betas), mean, 1e-12) {
 				t.Errorf("%s: interval %+v, by hand %+v", name, got, want)
 			}
-			pi := SumsOf(r, w)
+			pi := sumsOf(r, w)
 			if got, want := c.EmpiricalBernstein(make([]float64, k), b), EmpiricalBernstein(&pi, b); !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) {
 				t.Errorf("%s, β = 0: interval %+v, PI's %+v", name, got, want)
 			}

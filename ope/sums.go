@@ -59,9 +59,9 @@ func (s *Sums) Add(r, w float64) {
 	}
 }
 
-// SumsOf returns the sums of the paired per-sample rewards and weights.
+// sumsOf returns the sums of the paired per-sample rewards and weights.
 // It panics if the slices differ in length (a programming error).
-func SumsOf(rewards, weights []float64) Sums {
+func sumsOf(rewards, weights []float64) Sums {
 	if len(rewards) != len(weights) {
 		panic("ope: rewards and weights differ in length")
 	}

@@ -9,7 +9,7 @@ import (
 func TestSumsHandComputed(t *testing.T) {
 	r := []float64{1, 0, 0.5}
 	w := []float64{2, -1, 4}
-	s := SumsOf(r, w)
+	s := sumsOf(r, w)
 	checks := []struct {
 		name      string
 		got, want float64
@@ -140,7 +140,7 @@ func ExampleSums() {
 	weights := []float64{2, -1, 4}
 	wpi, ok := wpiOf(rewards, weights)
 	fmt.Printf("PI %.4f  wPI %.4f (%v)\n", piOf(rewards, weights), wpi, ok)
-	s := SumsOf(rewards, weights)
+	s := sumsOf(rewards, weights)
 	fmt.Printf("ESS %.3f, negative weights %.0f%%\n", s.ESS(), 100*s.NegativeShare())
 	// Output:
 	// PI 1.3333  wPI 0.8000 (true)
@@ -150,11 +150,11 @@ func ExampleSums() {
 // piOf and wpiOf are the plain and self-normalised weighted means of
 // paired rewards and weights (PI and wPI, or IPS and wIPS with ratios).
 func piOf(rewards, weights []float64) float64 {
-	s := SumsOf(rewards, weights)
+	s := sumsOf(rewards, weights)
 	return s.Mean()
 }
 
 func wpiOf(rewards, weights []float64) (float64, bool) {
-	s := SumsOf(rewards, weights)
+	s := sumsOf(rewards, weights)
 	return s.SelfNormalized()
 }

@@ -124,3 +124,14 @@ func WriteRun(path string, run any) error {
 	}
 	return atomicfile.WriteFile(path, append(b, '\n'))
 }
+
+// Key hashes settings into a short name for a cache or a stored result:
+// the first 16 hex digits of the SHA-256 of every part printed with %v and
+// ended by a NUL byte, so that ("ab", "c") and ("a", "bc") differ.
+func Key(parts ...any) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%v\x00", p)
+	}
+	return hex.EncodeToString(h.Sum(nil))[:16]
+}

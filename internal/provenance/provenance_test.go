@@ -61,3 +61,15 @@ func TestRunPath(t *testing.T) {
 		}
 	}
 }
+
+// TestKey: the parts are separated, so moving a character between them
+// changes the key; the key is 16 hex digits and stable.
+func TestKey(t *testing.T) {
+	if Key("a", "bc") == Key("ab", "c") {
+		t.Error("parts not separated")
+	}
+	sum := sha256.Sum256([]byte("a\x003\x00"))
+	if got, want := Key("a", 3), hex.EncodeToString(sum[:])[:16]; got != want {
+		t.Errorf("Key = %s, want %s", got, want)
+	}
+}

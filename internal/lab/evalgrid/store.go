@@ -1,11 +1,9 @@
 package evalgrid
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
-	"fmt"
 	"github.com/piopt/piopt/internal/lab/sweep"
+	"github.com/piopt/piopt/internal/provenance"
 	"math"
 	"os"
 	"path/filepath"
@@ -63,12 +61,8 @@ func (r *runner) settings(c Condition) (string, error) {
 		}
 		specs = append(specs, v)
 	}
-	h := sha256.New()
-	add := func(parts ...any) {
-		for _, p := range parts {
-			fmt.Fprintf(h, "%v\x00", p)
-		}
-	}
+	var parts []any
+	add := func(p ...any) { parts = append(parts, p...) }
 	add(storeVersion)
 	for _, in := range cfg.Inputs {
 		add(in.SHA256, in.Bytes)
@@ -88,7 +82,7 @@ func (r *runner) settings(c Condition) (string, error) {
 		b := policy.DefaultBaselineOptions()
 		add(cfg.baselineFolds(), b.Trees, b.EarlyStopping, policy.DefaultPhiLeaves, policy.DefaultPhiLearningRate)
 	}
-	return hex.EncodeToString(h.Sum(nil))[:16], nil
+	return provenance.Key(parts...), nil
 }
 
 // write stores the condition atomically: an interrupted write leaves the

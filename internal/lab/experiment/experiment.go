@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"github.com/piopt/piopt/internal/provenance"
@@ -380,14 +378,9 @@ func (c Config) candidatesKey() []any {
 	return []any{"candidates-by", c.CandidatesBy}
 }
 
-// key hashes the parts a stage depends on into a short name.
-func key(parts ...any) string {
-	h := sha256.New()
-	for _, p := range parts {
-		fmt.Fprintf(h, "%v\x00", p)
-	}
-	return hex.EncodeToString(h.Sum(nil))[:16]
-}
+// key hashes the parts a stage depends on into a short name
+// (provenance.Key, evaluate-grid's settings hash too).
+func key(parts ...any) string { return provenance.Key(parts...) }
 
 func exists(path string) bool {
 	_, err := os.Stat(path)

@@ -3,7 +3,7 @@ package experiment
 import (
 	"encoding/json"
 	"fmt"
-	"math"
+	"github.com/piopt/piopt/ope"
 	"os"
 
 	"github.com/piopt/piopt/internal/atomicfile"
@@ -23,23 +23,9 @@ type Selection struct {
 	Rounds [][3]jfloat `json:"rounds"`
 }
 
-// jfloat is a float64 whose NaN is JSON's null.
-type jfloat float64
-
-func (f jfloat) MarshalJSON() ([]byte, error) {
-	if math.IsNaN(float64(f)) {
-		return []byte("null"), nil
-	}
-	return json.Marshal(float64(f))
-}
-
-func (f *jfloat) UnmarshalJSON(b []byte) error {
-	if string(b) == "null" {
-		*f = jfloat(math.NaN())
-		return nil
-	}
-	return json.Unmarshal(b, (*float64)(f))
-}
+// jfloat is a float64 whose NaN is JSON's null (ope.Float, the one such
+// type).
+type jfloat = ope.Float
 
 func newSelection(m *trainer.Model) *Selection {
 	s := &Selection{Criterion: m.Metric, Trees: m.Rounds, Trained: m.Trained}

@@ -144,16 +144,16 @@ func (p *Plan) crossFitDR(ctx context.Context, b Baseline, d *Samples, n int) (*
 	return all, info, "", nil
 }
 
-// CrossFitDR returns the statistics of dr and wdr (DRSums.Value and
-// SelfNormalized) on the first n samples, with b's fixed model or its
-// model cross-fitted over its folds; b comes from PrepareBaseline. With
-// fewer than b.MinSamples() samples it returns nil.
-func (p *Plan) CrossFitDR(ctx context.Context, b Baseline, s *Samples, n int) (*DRSums, error) {
+// CrossFitDR returns dr and wdr on the first n samples, with b's fixed
+// model or its model cross-fitted over its folds; b comes from
+// PrepareBaseline. With fewer than b.MinSamples() samples both are NaN.
+func (p *Plan) CrossFitDR(ctx context.Context, b Baseline, s *Samples, n int) (dr, wdr float64, err error) {
 	d, _, _, err := p.crossFitDR(ctx, b, s, n)
 	if err != nil || d == nil {
-		return nil, err
+		return math.NaN(), math.NaN(), err
 	}
-	return &d.sums, nil
+	wdr, _ = d.sums.SelfNormalized()
+	return d.sums.Value(), wdr, nil
 }
 
 // PhiFitter fits the slot-additive reward model φ̄ that dr and wdr use as

@@ -40,12 +40,12 @@ func ConstantModel(c *impute.Candidates, slots int, v float64) PhiTable {
 }
 
 // drEvaluator folds a log into dr and wdr for a plan's target and a fixed
-// reward model (DRSums has the arithmetic). Memory is O(queries).
+// reward model (drSums has the arithmetic). Memory is O(queries).
 type drEvaluator struct {
 	plan  *Plan
 	model RewardModel
 	base  []float64 // per query: q_πᵀφ̄_x, the model's value of the target
-	sums  DRSums
+	sums  drSums
 	// σ²_x summed over the samples' contexts, as Evaluator does for PI.
 	sigma2 float64
 	// ModelLo and ModelHi are the exact extremes of 1_sᵀφ̄_x over every
@@ -97,7 +97,7 @@ func (p *Plan) modelValue(q int, phi []float64) float64 {
 // the per-query values and ranges are shared, read-only.
 func (d *drEvaluator) empty() *drEvaluator {
 	e := *d
-	e.sums, e.sigma2 = DRSums{}, 0
+	e.sums, e.sigma2 = drSums{}, 0
 	return &e
 }
 
@@ -134,7 +134,7 @@ func (d *drEvaluator) Add(q int, s []int32, r float64) {
 }
 
 // Sums returns the statistics gathered so far.
-func (d *drEvaluator) Sums() *DRSums { return &d.sums }
+func (d *drEvaluator) Sums() *drSums { return &d.sums }
 
 // Spec returns the intervals' specification: δ and the reward range of iv,
 // the plan's PI weight range and the model's range.
@@ -242,9 +242,9 @@ func (e *drEstimator) Estimate(ctx context.Context, sum *Summary) ([]*Estimate, 
 // cross-fitted): fitted on the same samples, φ̄ correlates with the
 // residuals and dr loses its unbiasedness.
 
-// DRSums are the sufficient statistics of dr and wdr over a log. The zero
+// drSums are the sufficient statistics of dr and wdr over a log. The zero
 // value is an empty log.
-type DRSums struct {
+type drSums struct {
 	// Terms holds Z_i = b_i + G_i(r_i − c_i) with weight 1: dr is its mean,
 	// and its empirical-Bernstein interval is dr's.
 	Terms Sums
@@ -255,7 +255,7 @@ type DRSums struct {
 
 // Add records one sample: reward r, PI weight w, the model's value b of
 // the target's slate and its value c of the logged slate.
-func (d *DRSums) Add(r, w, b, c float64) {
+func (d *drSums) Add(r, w, b, c float64) {
 	e := r - c
 	d.Terms.Add(b+w*e, 1)
 	d.Base.Add(b, 1)
@@ -264,18 +264,18 @@ func (d *DRSums) Add(r, w, b, c float64) {
 
 // Merge adds the statistics of another log to d: a cross-fitted dr is the
 // merge of its folds' sums, each computed with its own fold's model.
-func (d *DRSums) Merge(o *DRSums) {
+func (d *drSums) Merge(o *drSums) {
 	d.Terms = mergeSums(d.Terms, o.Terms)
 	d.Base = mergeSums(d.Base, o.Base)
 	d.Corr = mergeSums(d.Corr, o.Corr)
 }
 
 // Value returns dr, or 0 for an empty log.
-func (d *DRSums) Value() float64 { return d.Terms.Mean() }
+func (d *drSums) Value() float64 { return d.Terms.Mean() }
 
 // SelfNormalized returns wdr. When Σ G_i = 0 the correction is dropped and
 // ok is false (the caller must warn), as wPI does.
-func (d *DRSums) SelfNormalized() (v float64, ok bool) {
+func (d *drSums) SelfNormalized() (v float64, ok bool) {
 	corr, ok := d.Corr.SelfNormalized()
 	return d.Base.Mean() + corr, ok
 }
@@ -299,7 +299,7 @@ func (p drSpec) residualRange() (lo, hi float64) {
 // terms Z_i are i.i.d. with range [ModelLo, ModelHi] + w·[residual range],
 // so EmpiricalBernstein applies to their Sums as is; the result is
 // intersected with the reward range, which holds V.
-func (d *DRSums) EmpiricalBernstein(p drSpec) Interval {
+func (d *drSums) EmpiricalBernstein(p drSpec) Interval {
 	b := p.Bound
 	elo, ehi := p.residualRange()
 	glo, ghi := productRange(elo, ehi, b.WeightLo, b.WeightHi)
@@ -314,7 +314,7 @@ func (d *DRSums) EmpiricalBernstein(p drSpec) Interval {
 // the self-normalised correction (EmpiricalBernsteinSelfNormalized on the
 // residuals weighted by G, whose target is E[G(r − c)]/E[G] = E[G(r − c)]).
 // The expectations of the two parts add up to V; so do the intervals' ends.
-func (d *DRSums) EmpiricalBernsteinSelfNormalized(p drSpec) Interval {
+func (d *drSums) EmpiricalBernsteinSelfNormalized(p drSpec) Interval {
 	b := p.Bound
 	v, _ := d.SelfNormalized()
 	if d.Terms.N < 2 {

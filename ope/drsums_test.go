@@ -10,7 +10,7 @@ import (
 // 0.5 + 1.5, 0.5 + 0.75, 0.2 + 0 = 2, 1.25, 0.2: dr = 3.45/3. wdr =
 // mean b + Σ G(r − c)/Σ G = 1.2/3 + 2.25/4.
 func TestDRHandComputed(t *testing.T) {
-	var d DRSums
+	var d drSums
 	d.Add(1, 2, 0.5, 0.25)
 	d.Add(0, -1, 0.5, 0.75)
 	d.Add(0.5, 3, 0.2, 0.5)
@@ -39,7 +39,7 @@ func TestDRZeroModelIsPI(t *testing.T) {
 	bs := BoundSpec{Delta: 0.05, WeightLo: -3, WeightHi: 10, RewardLo: 0, RewardHi: 1}
 	for _, n := range []int{2, 30, 3000} {
 		r, w, _, _ := randomLog(uint64(n), n, bs.WeightLo, bs.WeightHi)
-		var d DRSums
+		var d drSums
 		for i := range r {
 			d.Add(r[i], w[i], 0, 0)
 		}
@@ -63,7 +63,7 @@ func TestDRConstantModelIsCV(t *testing.T) {
 	bs := BoundSpec{Delta: 0.1, WeightLo: -1, WeightHi: 6, RewardLo: 0, RewardHi: 1}
 	r, w, _, _ := randomLog(9, 2000, bs.WeightLo, bs.WeightHi)
 	for _, beta := range []float64{0, 0.3, 1.7, -0.4} {
-		var d DRSums
+		var d drSums
 		c := NewCVFolds(1)
 		for i := range r {
 			d.Add(r[i], w[i], beta, beta)
@@ -88,7 +88,7 @@ func TestDRIntervalsHold(t *testing.T) {
 	spec := drSpec{Bound: bs, ModelLo: 0, ModelHi: 1}
 	for _, n := range []int{2, 100, 20000} {
 		r, w, b, c := randomLog(uint64(n)+7, n, bs.WeightLo, bs.WeightHi)
-		var d DRSums
+		var d drSums
 		for i := range r {
 			d.Add(r[i], w[i], b[i], c[i])
 		}
@@ -114,7 +114,7 @@ func TestDRIntervalsHold(t *testing.T) {
 // the sums of the whole log (so the estimates and intervals are the same).
 func TestDRMergeIsOneLog(t *testing.T) {
 	r, w, b, c := randomLog(3, 101, -2, 6)
-	var all, a, z DRSums
+	var all, a, z drSums
 	for i := range r {
 		all.Add(r[i], w[i], b[i], c[i])
 		if i%3 == 0 {
@@ -130,7 +130,7 @@ func TestDRMergeIsOneLog(t *testing.T) {
 		!near(a.Terms.R2W2, all.Terms.R2W2, 1e-9) || a.Corr.MinW != all.Corr.MinW || a.Corr.MaxW != all.Corr.MaxW {
 		t.Errorf("merged %+v, whole %+v", a, all)
 	}
-	var empty DRSums
+	var empty drSums
 	empty.Merge(&all)
 	if empty != all {
 		t.Errorf("empty merged with the log: %+v, want %+v", empty, all)

@@ -1,7 +1,7 @@
 // Package evalgrid runs the paper's whole semi-synthetic evaluation
 // (Swaminathan et al. 2017, Sec. 4.1 and App. E): 2 reward metrics × 2
 // slate spaces (m, ℓ) × 10 logging/target combinations, 40 conditions, each
-// one sweep of every estimator (ope.Plan.Sweep, the code path of
+// one sweep of every estimator (sweep.Sweep, the code path of
 // piopt evaluate-sweep), and the paper's aggregate over them (Fig. 2,
 // middle and bottom rows): per metric and slate space, the CDF over the
 // combinations of the RMSE normalised so that the best estimator is 0.001

@@ -212,7 +212,7 @@ func TestSkippedQueries(t *testing.T) {
 
 // TestConditionIsEvaluateSweep: a condition's sweep equals the one
 // evaluate-sweep's path builds from the same specs (policy.Setup,
-// policy.ResolveTarget, ope.Prepare and Plan.Sweep).
+// policy.ResolveTarget, ope.Prepare and sweep.Sweep).
 func TestConditionIsEvaluateSweep(t *testing.T) {
 	ds := handMade(6, 4, 9, 5)
 	cfg := tinyConfig(t, ds, t.TempDir(), 3)

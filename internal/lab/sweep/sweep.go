@@ -328,18 +328,18 @@ func sweepDR(ctx context.Context, p *ope.Plan, cfg Config, grid []int64, st *run
 		if !cfg.fitAt(n) {
 			continue
 		}
-		d, err := p.CrossFitDR(ctx, cfg.Baseline, st.dr, int(n))
+		dr, wdr, err := p.CrossFitDR(ctx, cfg.Baseline, st.dr, int(n))
 		if err != nil {
 			return fmt.Errorf("run %d (seed %d), dr at n = %d: %w", k+1, res.Seeds[k], n, err)
 		}
-		if d == nil {
+		if math.IsNaN(dr) {
 			continue // too few samples: NaN
 		}
 		if v := res.Values[ope.DR]; v != nil {
-			v[k][g] = d.Value()
+			v[k][g] = dr
 		}
 		if v := res.Values[ope.WDR]; v != nil {
-			v[k][g], _ = d.SelfNormalized()
+			v[k][g] = wdr
 		}
 		if cfg.DMProgress != nil {
 			cfg.DMProgress(1)

@@ -182,6 +182,11 @@ func TestRootHelpGroups(t *testing.T) {
 	if group["help"] != "use" || len(group) != len(commands())+1 {
 		t.Errorf("piopt --help groups %v, want every command and help", group)
 	}
+	for _, c := range commands() { // the group is not part of a command's help
+		if out, err := runCapture(t, c.Name, "--help"); err != nil || strings.Contains(out, "CATEGORY") {
+			t.Errorf("piopt %s --help: %v\n%s", c.Name, err, out)
+		}
+	}
 }
 
 // --slots defaults to 3 and --candidates to 0 wherever the user sets them.

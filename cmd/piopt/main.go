@@ -86,8 +86,20 @@ func commands() []*cli.Command {
 		if paperCommands[c.Name] {
 			c.Category = categoryPaper
 		}
+		c.CustomHelpTemplate = commandHelpTemplate(c)
 	}
 	return cmds
+}
+
+// commandHelpTemplate is urfave/cli's help of c without the CATEGORY
+// section it gives a command in a group: the groups are piopt --help's
+// table of contents, not part of a command's own help.
+func commandHelpTemplate(c *cli.Command) string {
+	t := cli.CommandHelpTemplate
+	if len(c.Subcommands) > 0 {
+		t = cli.SubcommandHelpTemplate
+	}
+	return strings.Replace(t, "{{if .Category}}\n\nCATEGORY:\n   {{.Category}}{{end}}", "", 1)
 }
 
 // The groups of piopt --help, in their order there.

@@ -43,7 +43,7 @@ func TestCandidatesByRoundTrip(t *testing.T) {
 		{"impute", "--logs", log, "--out", fromLog},
 		{"impute", "--logs", log, "--candidates-by", "feature:1", "--candidates", "6", "--out", agreeing},
 		{"impute", "--logs", polLog, "--out", viaPolicy},
-		append([]string{"impute", "--simulate", "3000", "--metric", "ndcg", "--seed", "5", "--out", fused}, setup...),
+		append([]string{"impute", "--samples", "3000", "--metric", "ndcg", "--seed", "5", "--out", fused}, setup...),
 	} {
 		if err := runPiopt(t, append(args, common...)...); err != nil {
 			t.Fatalf("%v: %v", args, err)
@@ -143,7 +143,7 @@ func TestCandidatesByRefused(t *testing.T) {
 			"--candidates-by needs --candidates M"},
 		{[]string{"simulate", "--slots", "2", "--logging", "uniform", "--candidates-by", "forest:1", "--candidates", "3", "--samples", "5", "--out", out}, noData,
 			"--candidates-by: "},
-		{[]string{"impute", "--simulate", "5", "--slots", "2", "--logging", "uniform", "--candidates-by", "feature:1", "--out", out}, common,
+		{[]string{"impute", "--samples", "5", "--slots", "2", "--logging", "uniform", "--candidates-by", "feature:1", "--out", out}, common,
 			"--candidates-by needs --candidates M"},
 		{[]string{"evaluate-sweep", "--candidates", "0", "--candidates-by", "feature:1", "--target", "feature:3"}, noData,
 			"--candidates-by needs --candidates M"},

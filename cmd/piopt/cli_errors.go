@@ -3,8 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -117,72 +115,14 @@ func errorLine(err error) string {
 	return "piopt: " + err.Error()
 }
 
-// flagErrors rewrite the parse errors of Go's flag package and urfave/cli,
-// which name a flag "-x" or "x", into flags as users type them ("--x").
-var flagErrors = []struct {
-	re   *regexp.Regexp
-	repl string
-}{
-	{regexp.MustCompile(`^flag needs an argument: -+(.+)$`), `--$1 needs a value`},
-	{regexp.MustCompile(`^invalid value (".*") for flag -+([^:]+): (.*)$`), `invalid value $1 for --$2: $3`},
-	{regexp.MustCompile(`^invalid boolean value (".*") for -+([^:]+): (.*)$`), `invalid value $1 for --$2: $3`},
-	{regexp.MustCompile(`^invalid boolean flag ([^:]+): (.*)$`), `invalid value for --$1: $2`},
-	{regexp.MustCompile(`^(?i:cannot) use two forms of the same flag: (\S+) (\S+)$`), `--$1 and --$2 are one flag: give it once`},
-	{regexp.MustCompile(`^could not parse (".*") as (.*) from (.*) for flag ([^:]+): (.*)$`), `could not parse $1 as $2 from $3 for --$4: $5`},
-}
-
 // onUsageError replaces urfave/cli's "Incorrect Usage" and full help with
-// one line: the flag as typed, a suggestion for a misspelt one, and a
-// pointer to --help.
+// one line that points to --help. checkArgs has already refused, in words
+// of its own, the command lines the flag package refuses for a flag; what
+// reaches here (a "bad flag syntax: ---slots") keeps the library's words.
 func onUsageError(c *cli.Context, err error, isSubcommand bool) error {
 	ue := &usageError{msg: err.Error()}
 	if isSubcommand {
 		ue.cmd = c.Command.Name
 	}
-	if name, ok := strings.CutPrefix(ue.msg, "flag provided but not defined: -"); ok {
-		name = strings.TrimLeft(name, "-")
-		ue.msg = "unknown flag --" + name
-		if s := suggestFlag(name, c.Command.Flags); s != "" {
-			ue.hint = "did you mean --" + s + "?"
-		}
-		return ue
-	}
-	for _, fe := range flagErrors {
-		if fe.re.MatchString(ue.msg) {
-			ue.msg = fe.re.ReplaceAllString(ue.msg, fe.repl)
-			break
-		}
-	}
-	// The flag package says only "parse error" of a value that is no number.
-	if m := badValue.FindStringSubmatch(ue.msg); m != nil {
-		if want := wantValue(m[1], c.Command.Flags); want != "" {
-			ue.msg = strings.TrimSuffix(ue.msg, "parse error") + "want " + want
-		}
-	}
 	return ue
-}
-
-// badValue matches a rewritten "invalid value" error that names no reason.
-var badValue = regexp.MustCompile(`^invalid value (?:".*" )?for --([^:]+): parse error$`)
-
-// wantValue says what flag name takes, for the numeric and boolean flags.
-func wantValue(name string, flags []cli.Flag) string {
-	for _, f := range flags {
-		if !slices.Contains(f.Names(), name) {
-			continue
-		}
-		switch f.(type) {
-		case *cli.IntFlag, *cli.Int64Flag:
-			return "an integer"
-		case *cli.UintFlag, *cli.Uint64Flag:
-			return "an integer ≥ 0"
-		case *cli.Float64Flag:
-			return "a number"
-		case *cli.BoolFlag:
-			return "true or false"
-		case *cli.DurationFlag:
-			return "a duration such as 90s or 1h30m"
-		}
-	}
-	return ""
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -62,18 +61,18 @@ func TestSuggestFlag(t *testing.T) {
 	for _, tc := range []struct{ typed, want string }{
 		{"slot", "slots"},
 		{"Slots", "slots"},
-		{"smaples", "samples"}, // a swap costs 1
+		{"smaples", "samples"},
 		{"sed", "seed"},
 		{"seeds", "seed"},
 		{"candidate", "candidates"},
 		{"candidates-b", "candidates-by"},
-		{"polic", "policy-out"}, // the one flag it begins
-		{"cand", ""},            // begins two
-		{"x", ""},               // 1 from -h, but a one-letter typo says nothing
+		{"polic", "policy-out"},
+		{"cand", "candidates"}, // begins two: urfave/cli takes the first
+		{"x", ""},
 		{"hlep", "help"},
-		{"frobnicate", ""},
+		{"frobnicate", ""},  // urfave/cli alone would say --candidates
 		{"secret-slot", ""}, // hidden flags are not suggested
-		{"bogus", ""},       // 2 from logs: more than a third of its length
+		{"bogus", ""},       // urfave/cli alone would say --logs
 	} {
 		if got := suggestFlag(tc.typed, flags); got != tc.want {
 			t.Errorf("suggestFlag(%q) = %q, want %q", tc.typed, got, tc.want)
@@ -81,43 +80,53 @@ func TestSuggestFlag(t *testing.T) {
 	}
 }
 
-func TestEditDistance(t *testing.T) {
-	for _, tc := range []struct {
-		a, b string
-		want int
-	}{
-		{"", "", 0},
-		{"", "abc", 3},
-		{"slots", "slots", 0},
-		{"slot", "slots", 1},
-		{"smaples", "samples", 1},
-		{"kitten", "sitting", 3},
-		{"ca", "abc", 3}, // optimal string alignment: no edit of a swapped pair
-		{"≥x", "x≥", 1},  // runes, not bytes
+func TestSuggestCommand(t *testing.T) {
+	cmds := commands()
+	for _, tc := range []struct{ typed, want string }{
+		{"simlate", "simulate"},
+		{"evalute", "evaluate"},
+		{"evaluate-grd", "evaluate-grid"},
+		{"trian", "train"},
+		{"hepl", "help"},
+		{"frobnicate", ""}, // urfave/cli alone would say predict
+		{"x", ""},
 	} {
-		if got, rev := editDistance(tc.a, tc.b), editDistance(tc.b, tc.a); got != tc.want || rev != tc.want {
-			t.Errorf("editDistance(%q, %q) = %d (reversed %d), want %d", tc.a, tc.b, got, rev, tc.want)
+		if got := suggestCommand(tc.typed, cmds); got != tc.want {
+			t.Errorf("suggestCommand(%q) = %q, want %q", tc.typed, got, tc.want)
 		}
 	}
 }
 
-// TestOnUsageErrorRewrites covers the parse errors a command line cannot
-// easily provoke (aliases, environment variables) with the texts Go's flag
-// package and urfave/cli give.
-func TestOnUsageErrorRewrites(t *testing.T) {
-	c := cli.NewContext(&cli.App{}, nil, nil)
-	c.Command = simulateCommand()
-	for _, tc := range []struct{ in, want string }{
-		{"Cannot use two forms of the same flag: metric metrics",
-			"simulate: --metric and --metrics are one flag: give it once (see piopt simulate --help)"},
-		{`could not parse "x" as int value from environment variable "PIOPT_SLOTS" for flag slots: parse error`,
-			`simulate: could not parse "x" as int value from environment variable "PIOPT_SLOTS" for --slots: parse error (see piopt simulate --help)`},
-		{"invalid boolean flag no-cache: parse error", "simulate: invalid value for --no-cache: want true or false (see piopt simulate --help)"},
-		{`invalid value "1e3" for flag -samples: parse error`, `simulate: invalid value "1e3" for --samples: want an integer (see piopt simulate --help)`},
-		{"bad flag syntax: ---slots", "simulate: bad flag syntax: ---slots (see piopt simulate --help)"},
+// TestCheckArgs covers what checkArgs refuses and what it leaves to
+// urfave/cli (nil), subcommands and the flag package's syntax included.
+func TestCheckArgs(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string // "" for nil
+	}{
+		{[]string{"simulate", "--samples=1e3"}, `simulate: invalid value "1e3" for --samples: want an integer (see piopt simulate --help)`},
+		{[]string{"simulate", "--slots", "99999999999999999999"}, `simulate: invalid value "99999999999999999999" for --slots: value out of range (see piopt simulate --help)`},
+		{[]string{"simulate", "-slots=-1", "--seed", "-1"}, `simulate: invalid value "-1" for --seed: want an integer ≥ 0 (see piopt simulate --help)`},
+		{[]string{"stats", "--json", "--json=no"}, `stats: invalid value "no" for --json: want true or false (see piopt stats --help)`},
+		{[]string{"train", "--learning-rate", "fast"}, `train: invalid value "fast" for --learning-rate: want a number (see piopt train --help)`},
+		{[]string{"cache", "clean", "--bogus"}, "cache clean: unknown flag --bogus (see piopt cache clean --help)"},
+		{[]string{"--verison"}, "unknown flag --verison (did you mean --version?)"},
+		{[]string{"simulate", "---slots"}, ""}, // urfave/cli's "bad flag syntax"
+		{[]string{"simulate", "--help", "--bogus"}, ""},
+		{[]string{"simulate", "--", "--bogus"}, ""},
+		{[]string{"stats", "file.txt", "--bogus"}, ""}, // after the first argument, no flags
+		{[]string{"simulate", "--bogus", "--generate-bash-completion"}, ""},
+		{[]string{"frobnicate", "--bogus"}, ""}, // rootAction's
+		{[]string{"--help"}, ""},
+		{[]string{"help", "simulate"}, ""},
 	} {
-		if got := onUsageError(c, errors.New(tc.in), true).Error(); got != tc.want {
-			t.Errorf("%q:\ngot  %q\nwant %q", tc.in, got, tc.want)
+		err := checkArgs(newApp(), tc.args)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("checkArgs(%q):\ngot  %q\nwant %q", tc.args, got, tc.want)
 		}
 	}
 }

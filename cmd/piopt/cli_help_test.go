@@ -145,3 +145,75 @@ func TestHelpExamplesRun(t *testing.T) {
 		}
 	}
 }
+
+// TestRootHelpGroups: piopt --help lists the commands in two groups, the
+// commands of use (and help) first, then the paper's lab, each command
+// once.
+func TestRootHelpGroups(t *testing.T) {
+	out, err := runCapture(t, "--help")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, cmds, _ := strings.Cut(out, "\nCOMMANDS:\n")
+	cmds, _, _ = strings.Cut(cmds, "\n\nGLOBAL OPTIONS:")
+	use, paper, ok := strings.Cut(cmds, "\n\n")
+	if !ok || !strings.HasPrefix(use, "   use:\n") || !strings.HasPrefix(paper, "   reproduce the paper:\n") {
+		t.Fatalf("piopt --help, commands not in the groups use, reproduce the paper:\n%s", cmds)
+	}
+	group := map[string]string{}
+	for name, lines := range map[string]string{"use": use, "paper": paper} {
+		for _, l := range strings.Split(lines, "\n")[1:] {
+			f := strings.Fields(strings.ReplaceAll(l, ",", ""))
+			if !strings.HasPrefix(l, "     ") || len(f) == 0 {
+				t.Errorf("piopt --help, line %q", l)
+				continue
+			}
+			if group[f[0]] != "" {
+				t.Errorf("piopt --help lists %s twice", f[0])
+			}
+			group[f[0]] = name
+		}
+	}
+	for _, c := range commands() {
+		if want := map[bool]string{true: "paper", false: "use"}[paperCommands[c.Name]]; group[c.Name] != want {
+			t.Errorf("piopt --help lists %s in group %q, want %q", c.Name, group[c.Name], want)
+		}
+	}
+	if group["help"] != "use" || len(group) != len(commands())+1 {
+		t.Errorf("piopt --help groups %v, want every command and help", group)
+	}
+	for _, c := range commands() { // the group is not part of a command's help
+		if out, err := runCapture(t, c.Name, "--help"); err != nil || strings.Contains(out, "CATEGORY") {
+			t.Errorf("piopt %s --help: %v\n%s", c.Name, err, out)
+		}
+	}
+}
+
+// --slots defaults to 3 and --candidates to 0 wherever the user sets them.
+func TestSlotsCandidatesDefaults(t *testing.T) {
+	app := newApp()
+	for _, c := range app.Commands {
+		for _, f := range c.Flags {
+			switch f.Names()[0] {
+			case "slots":
+				if g, ok := f.(*cli.IntFlag); ok && g.Required {
+					t.Errorf("%s --slots is required; want the default 3", c.Name)
+				} else if ok && g.Value != 0 && g.Value != 3 {
+					t.Errorf("%s --slots defaults to %d, want 3", c.Name, g.Value)
+				}
+			case "candidates":
+				if g, ok := f.(*cli.IntFlag); ok && g.Value != 0 {
+					t.Errorf("%s --candidates defaults to %d, want 0", c.Name, g.Value)
+				}
+			}
+		}
+	}
+	dir, common := letorCommand(t, letorSpec{file: "d.txt", seed: 4, queries: 6, minDocs: 4, maxDocs: 8, qid0: 1})
+	out := filepath.Join(dir, "log.txt")
+	if err := runPiopt(t, append([]string{"simulate", "--samples", "50", "--logging", "uniform", "--out", out}, common...)...); err != nil {
+		t.Fatal(err)
+	}
+	if head, _, _ := strings.Cut(string(mustRead(t, out)), "\n"); !strings.Contains(head, " slots=3 ") {
+		t.Errorf("simulate without --slots wrote %q", head)
+	}
+}

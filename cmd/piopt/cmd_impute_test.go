@@ -43,7 +43,7 @@ func TestImputeFusedEqualsLog(t *testing.T) {
 			t.Fatal(err)
 		}
 		fused := filepath.Join(dir, fmt.Sprintf("%d.fused.targets", i))
-		if err := runPiopt(t, append(append(append([]string{"impute", "--simulate", "5000", "--metric", "err", "--seed", "11", "--out", fused}, common...), simArgs...), impArgs...)...); err != nil {
+		if err := runPiopt(t, append(append(append([]string{"impute", "--samples", "5000", "--metric", "err", "--seed", "11", "--out", fused}, common...), simArgs...), impArgs...)...); err != nil {
 			t.Fatal(err)
 		}
 		a, b := mustRead(t, fromLog), mustRead(t, fused)
@@ -73,7 +73,7 @@ func TestImputeRefusesMismatchedLog(t *testing.T) {
 		{[]string{"--logging", "pa:1", "--rank-by", "feature:1"}, "header logging=uniform but --logging pa:1"},
 		{[]string{"--candidates", "5"}, "header candidates=0 but --candidates 5"},
 		{[]string{"--metric", "err"}, "header metric=ndcg@2 but --metric err"},
-		{[]string{"--simulate", "10"}, "not both"},
+		{[]string{"--samples", "10"}, "not both"},
 		{[]string{"--maxrel", "9"}, "--maxrel 9: " + log + "'s rewards were scored with err-maxrel="},
 		{[]string{"--discount", "max2"}, "--discount max2: " + log + "'s rewards were scored with discount=1/log2(j+1)"},
 		{[]string{"--empty-ndcg", "1"}, "--empty-ndcg 1: " + log + "'s rewards were scored with empty-query-ndcg=0"},
@@ -124,8 +124,8 @@ func TestImputeRefusesMismatchedLog(t *testing.T) {
 		{"simulate", "--slots", "0", "--logging", "uniform", "--samples", "10", "--out", out},                    // slots
 		{"simulate", "--slots", "2", "--logging", "uniform", "--samples", "10", "--metric", "map", "--out", out}, // metric
 		{"impute", "--out", out}, // no input
-		{"impute", "--simulate", "10", "--logging", "uniform", "--out", out},                                            // no slots
-		{"impute", "--simulate", "10", "--slots", "2", "--logging", "uniform", "--rank-by", "feature:99", "--out", out}, // feature
+		{"impute", "--samples", "10", "--logging", "uniform", "--out", out},                                            // no slots
+		{"impute", "--samples", "10", "--slots", "2", "--logging", "uniform", "--rank-by", "feature:99", "--out", out}, // feature
 	} {
 		if err := runPiopt(t, append(args, common...)...); err == nil {
 			t.Errorf("%v accepted", args)

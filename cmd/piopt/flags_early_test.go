@@ -40,7 +40,7 @@ func TestNumericFlagsRefusedBeforeWork(t *testing.T) {
 		{append(sw, "--dm-depth", "0"), "--dm-depth 0: must be ≥ 1"},
 		{append(sw, "--metric", "bogus"), "--metric: "},
 		{[]string{"simulate", "--data", none, "--slots", "3", "--logging", "uniform", "--samples", "5", "--metric", "bogus", "--out", none + ".out"}, "--metric: "},
-		{[]string{"impute", "--data", none, "--simulate", "5", "--slots", "3", "--logging", "uniform", "--metric", "bogus", "--out", none + ".out"}, "--metric: "},
+		{[]string{"impute", "--data", none, "--samples", "5", "--slots", "3", "--logging", "uniform", "--metric", "bogus", "--out", none + ".out"}, "--metric: "},
 		{[]string{"rank", "--data", none, "--model", none, "--threads", "-3", "--out", none + ".run"}, "--threads -3: must be ≥ 0 (0: all cores)"},
 		{[]string{"predict", "--data", none, "--model", none, "--threads", "-1", "--out", none + ".out"}, "--threads -1: must be ≥ 0 (0: all cores)"},
 		{[]string{"synth", "--threads", "-1", "--out", none + ".d"}, "--threads -1: must be ≥ 0 (0: all cores)"},

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"syscall"
 
 	"github.com/piopt/piopt/trainer/xgboost"
@@ -39,18 +40,16 @@ or all of it, over every fold, with one command:
 In every file a doc is its 0-based position inside its query's block of the
 dataset file (with --doc-ids comment, the id in its line's comment), a query
 is its raw qid, and a slot is 1-based.`,
-		Commands:             commands(),
-		Version:              pioptVersion(),
-		EnableBashCompletion: true,
-		OnUsageError:         onUsageError,
-		Action:               rootAction,
+		Commands:              commands(),
+		Version:               pioptVersion(),
+		EnableBashCompletion:  true,
+		OnUsageError:          onUsageError,
+		Action:                rootAction,
+		CustomAppHelpTemplate: appHelpTemplate(),
 	}
 	for _, cmd := range app.Commands {
-		req, renamed := takeRequired(cmd), addRenamed(cmd)
+		req := takeRequired(cmd)
 		cmd.Before = func(c *cli.Context) error {
-			if err := keepRenamed(c, renamed); err != nil {
-				return err
-			}
 			if err := checkRequired(c, req); err != nil {
 				return err
 			}
@@ -62,9 +61,12 @@ is its raw qid, and a slot is 1-based.`,
 }
 
 // commands are piopt's commands, as their constructors build them (newApp
-// then moves their required flags' checks to checkRequired).
+// then moves their required flags' checks to checkRequired), each in its
+// group of piopt --help: the commands of the library's use, and the paper's
+// lab (experiment, evaluate-sweep, evaluate-grid), which reproduces the
+// paper's tables and figures.
 func commands() []*cli.Command {
-	return []*cli.Command{
+	cmds := []*cli.Command{
 		synthCommand(),
 		statsCommand(),
 		simulateCommand(),
@@ -79,6 +81,50 @@ func commands() []*cli.Command {
 		selectCommand(),
 		cacheCommand(),
 	}
+	for _, c := range cmds {
+		c.Category = categoryUse
+		if paperCommands[c.Name] {
+			c.Category = categoryPaper
+		}
+		c.CustomHelpTemplate = commandHelpTemplate(c)
+	}
+	return cmds
+}
+
+// commandHelpTemplate is urfave/cli's help of c without the CATEGORY
+// section it gives a command in a group: the groups are piopt --help's
+// table of contents, not part of a command's own help.
+func commandHelpTemplate(c *cli.Command) string {
+	t := cli.CommandHelpTemplate
+	if len(c.Subcommands) > 0 {
+		t = cli.SubcommandHelpTemplate
+	}
+	return strings.Replace(t, "{{if .Category}}\n\nCATEGORY:\n   {{.Category}}{{end}}", "", 1)
+}
+
+// The groups of piopt --help, in their order there.
+const (
+	categoryUse   = "use"
+	categoryPaper = "reproduce the paper"
+)
+
+// paperCommands are the commands of the paper's lab (internal/lab).
+var paperCommands = map[string]bool{"experiment": true, "evaluate-sweep": true, "evaluate-grid": true}
+
+// appHelpTemplate is urfave/cli's help of piopt itself with the commands in
+// their groups, "use" first, then the paper's, a blank line between: urfave/cli
+// sorts the groups by name, and lists those without one (its help command)
+// first. The help command closes the "use" group.
+func appHelpTemplate() string {
+	const commandLines = `{{range .VisibleCommands}}
+     {{join .Names ", "}}{{"\t"}}{{.Usage}}{{end}}`
+	group := func(name, more string) string {
+		return fmt.Sprintf(`{{range .VisibleCategories}}{{if eq .Name %q}}
+   {{.Name}}:%s{{end}}{{end}}%s`, name, commandLines, more)
+	}
+	ungrouped := fmt.Sprintf(`{{range .VisibleCategories}}{{if eq .Name ""}}%s{{end}}{{end}}`, commandLines)
+	groups := group(categoryUse, ungrouped) + "\n" + group(categoryPaper, "")
+	return strings.Replace(cli.AppHelpTemplate, `{{template "visibleCommandCategoryTemplate" .}}`, groups, 1)
 }
 
 // gcPercent is piopt's GOGC unless the environment sets one. piopt's heap
@@ -96,10 +142,19 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := newApp().RunContext(ctx, os.Args); err != nil {
+	if err := run(ctx, newApp(), os.Args); err != nil {
 		fmt.Fprintln(os.Stderr, errorLine(err))
 		os.Exit(1)
 	}
+}
+
+// run runs app on the command line args (program name first) once
+// checkArgs has found no flag to refuse in it.
+func run(ctx context.Context, app *cli.App, args []string) error {
+	if err := checkArgs(app, args[1:]); err != nil {
+		return err
+	}
+	return app.RunContext(ctx, args)
 }
 
 // checkBeforeWork runs, for every command, the checks that need no input

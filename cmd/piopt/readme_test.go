@@ -47,7 +47,6 @@ const readmeSkip = "<!-- readme-test: skip"
 // above its cap is replaced by the cap.
 var readmeCaps = map[string]int{
 	"samples":      3000,
-	"simulate":     3000, // impute --simulate N, the old spelling of --samples
 	"queries":      50,
 	"runs":         2,
 	"trees":        10,

@@ -106,7 +106,7 @@ func TestSimulatePolicyOutRoundTrip(t *testing.T) {
 		if err := runPiopt(t, append([]string{"impute", "--logs", log, "--policy", pol, "--out", viaPolicy}, common...)...); err != nil {
 			t.Fatalf("%s: %v", logging, err)
 		}
-		fusedArgs := []string{"impute", "--simulate", "3000", "--seed", "5", "--slots", "3", "--logging", logging,
+		fusedArgs := []string{"impute", "--samples", "3000", "--seed", "5", "--slots", "3", "--logging", logging,
 			"--rank-by", "feature:2", "--candidates", "6", "--out", fused}
 		if err := runPiopt(t, append(fusedArgs, common...)...); err != nil {
 			t.Fatalf("%s: %v", logging, err)

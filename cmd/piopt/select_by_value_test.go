@@ -47,7 +47,7 @@ func TestSelectByValueReadsNoLabel(t *testing.T) {
 	train, _ := trainFixture(t, dir, "train", 1)
 	vali, _ := trainFixture(t, dir, "vali", 2)
 	for _, f := range []struct{ data, out string }{{train, "train.t"}, {vali, "vali.t"}} {
-		if err := runPiopt(t, "impute", "--data", f.data, "--no-cache", "--simulate", "20000", "--slots", "3",
+		if err := runPiopt(t, "impute", "--data", f.data, "--no-cache", "--samples", "20000", "--slots", "3",
 			"--logging", "uniform", "--metric", "ndcg", "--seed", "3", "--out", filepath.Join(dir, f.out)); err != nil {
 			t.Fatal(err)
 		}

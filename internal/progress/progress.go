@@ -7,16 +7,16 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"golang.org/x/term"
 )
 
-// IsTerminal reports whether w is a character device (a terminal).
+// IsTerminal reports whether w is a terminal. It asks the terminal driver
+// (golang.org/x/term): a character device such as /dev/null is no terminal,
+// so a run with 2>/dev/null draws nothing.
 func IsTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // Bar reports the progress of one task. A nil *Bar is valid and silent, so

@@ -2,6 +2,7 @@ package progress
 
 import (
 	"bytes"
+	"os"
 	"testing"
 	"time"
 )
@@ -17,6 +18,22 @@ func TestQuietWhenNotATerminal(t *testing.T) {
 	b.Done()
 	if buf.Len() != 0 {
 		t.Fatalf("wrote %q", buf.String())
+	}
+}
+
+// /dev/null is a character device but no terminal: a run with 2>/dev/null
+// draws no bar.
+func TestDevNullIsNoTerminal(t *testing.T) {
+	f, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	if IsTerminal(f) {
+		t.Errorf("IsTerminal(%s) = true", os.DevNull)
+	}
+	if b := New(f, "work", 10, "items"); b != nil {
+		t.Errorf("New(%s) returned a bar", os.DevNull)
 	}
 }
 

@@ -1,20 +1,77 @@
 package report
 
 import (
-	"fmt"
-	"html"
+	"html/template"
 	"io"
 	"strings"
 	"unicode/utf8"
 )
 
 // Page is a self-contained HTML document built in order: headings,
-// paragraphs, preformatted text, tables and inline SVG figures. All text is
-// escaped; SVG passed to Figure is inserted as is (it must come from this
-// package or be trusted).
+// paragraphs, preformatted text, tables and inline SVG figures. The markup
+// is html/template's (pageTemplates), which escapes all text by context;
+// SVG passed to Figure is inserted as is (it must come from this package
+// or be trusted).
 type Page struct {
 	title string
 	body  strings.Builder
+}
+
+// pageTemplates are a page's blocks, one template each, and the document
+// around them ("page"). Every block ends its own line, as the document's
+// tags do, so a page reads in a text editor too.
+var pageTemplates = template.Must(template.New("").Parse(`
+{{- define "heading"}}<h{{.Level}}>{{.Text}}</h{{.Level}}>
+{{end}}
+{{- define "paragraph"}}<p>{{.}}</p>
+{{end}}
+{{- define "pre"}}<pre>{{.}}</pre>
+{{end}}
+{{- define "table"}}<div class="table">
+<table>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}{{template "cell" .}}{{end}}</tr>
+{{end}}</tbody>
+</table>
+</div>
+{{end}}
+{{- define "cell"}}<td{{with .Class}} class="{{.}}"{{end}}>
+	{{- range $i, $part := .Parts}}{{if $i}}/<wbr>{{end}}{{$part}}{{end}}</td>
+{{- end}}
+{{- define "keyValues"}}<div class="table">
+<table class="kv">
+<tbody>
+{{range .}}<tr><th>{{.Key}}</th><td>{{.Value}}</td></tr>
+{{end}}</tbody>
+</table>
+</div>
+{{end}}
+{{- define "figure"}}<figure>
+{{.SVG}}{{with .Caption}}<figcaption>{{.}}</figcaption>
+{{end}}</figure>
+{{end}}
+{{- define "page"}}<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+` + style + `
+</style>
+</head>
+<body>
+{{.Body}}</body>
+</html>
+{{end}}`))
+
+// add renders the block template name with data onto the page. The
+// templates are fixed and their data typed, so an error is a bug here.
+func (p *Page) add(name string, data any) {
+	if err := pageTemplates.ExecuteTemplate(&p.body, name, data); err != nil {
+		panic("report: " + err.Error())
+	}
 }
 
 // NewPage starts a page with the given title (also its first heading).
@@ -26,78 +83,78 @@ func NewPage(title string) *Page {
 
 // Heading adds a heading of level 1..6.
 func (p *Page) Heading(level int, text string) {
-	level = min(max(level, 1), 6)
-	fmt.Fprintf(&p.body, "<h%d>%s</h%d>\n", level, html.EscapeString(text), level)
+	p.add("heading", struct {
+		Level int
+		Text  string
+	}{min(max(level, 1), 6), text})
 }
 
 // Paragraph adds a paragraph of text.
-func (p *Page) Paragraph(text string) {
-	fmt.Fprintf(&p.body, "<p>%s</p>\n", html.EscapeString(text))
-}
+func (p *Page) Paragraph(text string) { p.add("paragraph", text) }
 
 // Pre adds preformatted text, for commands and raw tables.
-func (p *Page) Pre(text string) {
-	fmt.Fprintf(&p.body, "<pre>%s</pre>\n", html.EscapeString(text))
+func (p *Page) Pre(text string) { p.add("pre", text) }
+
+// tableCell is one <td>: its class ("" for none) and its text in parts,
+// with a line-break opportunity (<wbr>) after the slash between two.
+type tableCell struct {
+	Class string
+	Parts []string
 }
 
 // Table adds a table with a header row. Cells that look numeric are right
 // aligned and never wrap; other cells wrap anywhere (a path or a hash
 // breaks rather than widen the page). A table still too wide scrolls inside
-// its own box.
+// its own box (the wrapper div), so the page itself never scrolls sideways.
 func (p *Page) Table(header []string, rows [][]string) {
-	// The wrapper scrolls a table wider than the window on its own, so
-	// the page itself never scrolls sideways.
-	p.body.WriteString("<div class=\"table\">\n<table>\n<thead><tr>")
-	for _, h := range header {
-		fmt.Fprintf(&p.body, "<th>%s</th>", html.EscapeString(h))
-	}
-	p.body.WriteString("</tr></thead>\n<tbody>\n")
-	for _, r := range rows {
-		p.body.WriteString("<tr>")
-		for _, c := range r {
-			p.body.WriteString(cell(c))
+	cells := make([][]tableCell, len(rows))
+	for i, r := range rows {
+		cells[i] = make([]tableCell, len(r))
+		for j, c := range r {
+			cells[i][j] = cell(c)
 		}
-		p.body.WriteString("</tr>\n")
 	}
-	p.body.WriteString("</tbody>\n</table>\n</div>\n")
+	p.add("table", struct {
+		Header []string
+		Rows   [][]tableCell
+	}{header, cells})
 }
 
 // longToken is the length from which a cell without spaces or slashes (a
 // hash) is set as code: smaller, monospaced, broken anywhere.
 const longToken = 32
 
-// cell renders a table cell: numbers right aligned; a long cell breaks
+// cell lays out a table cell: numbers right aligned; a long cell breaks
 // after its slashes first (<wbr>), so a path wraps at a folder rather than
 // inside a name.
-func cell(c string) string {
+func cell(c string) tableCell {
 	if numeric(c) {
-		return fmt.Sprintf(`<td class="num">%s</td>`, html.EscapeString(c))
+		return tableCell{"num", []string{c}}
 	}
 	n := utf8.RuneCountInString(c)
-	e := html.EscapeString(c)
-	if n > 16 {
-		e = strings.ReplaceAll(e, "/", "/<wbr>")
-	}
 	if n >= longToken && !strings.ContainsAny(c, " \t\n/") {
-		return fmt.Sprintf(`<td class="token">%s</td>`, e)
+		return tableCell{"token", []string{c}}
 	}
-	return "<td>" + e + "</td>"
+	if n > 16 {
+		return tableCell{"", strings.Split(c, "/")}
+	}
+	return tableCell{"", []string{c}}
 }
 
 // KeyValues adds a two-column table of settings, one per row: the key
 // as a row header, the value left aligned and wrapping under itself (a
 // long value in a <pre> would wrap to the left margin, where it reads as a
-// new key).
+// new key). A key without a value gets an empty cell.
 func (p *Page) KeyValues(keys, values []string) {
-	p.body.WriteString("<div class=\"table\">\n<table class=\"kv\">\n<tbody>\n")
+	type keyValue struct{ Key, Value string }
+	kvs := make([]keyValue, len(keys))
 	for i, k := range keys {
-		v := ""
+		kvs[i].Key = k
 		if i < len(values) {
-			v = values[i]
+			kvs[i].Value = values[i]
 		}
-		fmt.Fprintf(&p.body, "<tr><th>%s</th><td>%s</td></tr>\n", html.EscapeString(k), html.EscapeString(v))
 	}
-	p.body.WriteString("</tbody>\n</table>\n</div>\n")
+	p.add("keyValues", kvs)
 }
 
 func numeric(s string) bool {
@@ -116,12 +173,10 @@ func numeric(s string) bool {
 
 // Figure adds an SVG chart with an optional caption.
 func (p *Page) Figure(svg, caption string) {
-	p.body.WriteString("<figure>\n")
-	p.body.WriteString(svg)
-	if caption != "" {
-		fmt.Fprintf(&p.body, "<figcaption>%s</figcaption>\n", html.EscapeString(caption))
-	}
-	p.body.WriteString("</figure>\n")
+	p.add("figure", struct {
+		SVG     template.HTML // trusted: see Page
+		Caption string
+	}{template.HTML(svg), caption})
 }
 
 // style makes the page read at any width: the text column is at most
@@ -140,10 +195,13 @@ figcaption{font-size:90%;color:#555}`
 // HTML returns the complete document.
 func (p *Page) HTML() []byte {
 	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
-	fmt.Fprintf(&b, "<title>%s</title>\n<style>\n%s\n</style>\n</head>\n<body>\n", html.EscapeString(p.title), style)
-	b.WriteString(p.body.String())
-	b.WriteString("</body>\n</html>\n")
+	p2 := struct {
+		Title string
+		Body  template.HTML // the blocks, rendered by add
+	}{p.title, template.HTML(p.body.String())}
+	if err := pageTemplates.ExecuteTemplate(&b, "page", p2); err != nil {
+		panic("report: " + err.Error())
+	}
 	return []byte(b.String())
 }
 

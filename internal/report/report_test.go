@@ -162,3 +162,32 @@ func ExampleBarChart() {
 	fmt.Println(strings.Count(svg, "<rect") - 1 - 3) // minus background and legend swatches
 	// Output: 6
 }
+
+// Every text of a page is escaped (html/template's escaper: + too, which
+// browsers show as +), and a figure's SVG is inserted as is.
+func TestPageEscapesText(t *testing.T) {
+	const raw = `<a href='x'>"1+1" & ü</a>`
+	const esc = `&lt;a href=&#39;x&#39;&gt;&#34;1&#43;1&#34; &amp; ü&lt;/a&gt;`
+	p := NewPage(raw)
+	p.Heading(9, raw)
+	p.Paragraph(raw)
+	p.Pre(raw)
+	p.Table([]string{raw}, [][]string{{raw, "+1.5e+05", "a/b/c/d/e/f/g/h/<i>"}})
+	p.KeyValues([]string{raw, "no value"}, []string{raw})
+	p.Figure(`<svg><text>1+1</text></svg>`, raw)
+	h := string(p.HTML())
+	for _, want := range []string{
+		"<title>" + esc + "</title>", "<h1>" + esc + "</h1>", "<h6>" + esc + "</h6>", "<p>" + esc + "</p>",
+		"<pre>" + esc + "</pre>", "<th>" + esc + "</th>", "<td>" + esc + "</td>",
+		`<td class="num">&#43;1.5e&#43;05</td>`, "<td>a/<wbr>b/<wbr>c/<wbr>d/<wbr>e/<wbr>f/<wbr>g/<wbr>h/<wbr>&lt;i&gt;</td>",
+		"<tr><th>" + esc + "</th><td>" + esc + "</td></tr>", "<tr><th>no value</th><td></td></tr>",
+		"<figure>\n<svg><text>1+1</text></svg><figcaption>" + esc + "</figcaption>\n</figure>\n",
+	} {
+		if !strings.Contains(h, want) {
+			t.Errorf("page lacks %q:\n%s", want, h)
+		}
+	}
+	if strings.Count(h, "<a ") != 0 {
+		t.Errorf("page has unescaped markup:\n%s", h)
+	}
+}

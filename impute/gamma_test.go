@@ -231,7 +231,7 @@ func TestFullSupportRank(t *testing.T) {
 	}
 }
 
-// DESIGN.md's per-sample closed form for uniform logging, and its check
+// docs/design.md's per-sample closed form for uniform logging, and its check
 // Σ_j φ̂(j, s_j) = r(1 + ℓ(m−1)) (ℓ < m) or r(m² − 2m + 2) (ℓ = m).
 func TestUniformPerSampleClosedForm(t *testing.T) {
 	src := rand.NewPCG(5, 6)
@@ -428,7 +428,7 @@ func TestPALargeExact(t *testing.T) {
 			t.Errorf("pa:%g: rank %d, want %d", alpha, sp.Rank, want)
 		}
 		if alpha == 2 && !(sp.MinKept/sp.Max < 1e-6 && sp.MinKept/sp.Max > 1e-7) {
-			t.Errorf("pa:2: smallest kept eigenvalue ratio %.3g, DESIGN.md says ≈ 9e-7", sp.MinKept/sp.Max)
+			t.Errorf("pa:2: smallest kept eigenvalue ratio %.3g, docs/design.md says ≈ 9e-7", sp.MinKept/sp.Max)
 		}
 		// The first-moment vector is in Γ's range: q_μᵀΓ†1_s = 1 on sampled slates.
 		w := make([]float64, 1000)

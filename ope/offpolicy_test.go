@@ -67,7 +67,7 @@ func prepare(t testing.TB, s Setup) *Plan {
 
 // TestHandComputedUniform checks every estimator on a two-sample log of one
 // query with m = 3 candidates, ℓ = 2, uniform logging and target (0, 1).
-// DESIGN.md's closed form 1_{s*}ᵀΓ†1_s = −3 + 2·#matches + 2·|overlap| gives
+// docs/design.md's closed form 1_{s*}ᵀΓ†1_s = −3 + 2·#matches + 2·|overlap| gives
 // weights 5 for (0, 1) and −1 for (1, 2); μ(s*) = 1/6.
 func TestHandComputedUniform(t *testing.T) {
 	ds := &data.Dataset{NumFeatures: 2, Features: []float32{9, 9, 5, 5, 1, 1}, Labels: []uint8{2, 1, 0},
@@ -230,7 +230,7 @@ func TestRhoIsExact(t *testing.T) {
 				if !near(qi.WLo, lo, 1e-9) || !near(qi.WHi, hi, 1e-9) {
 					t.Fatalf("%s ℓ=%d query %d: range [%g, %g], brute force [%g, %g]", logging, slots, q, qi.WLo, qi.WHi, lo, hi)
 				}
-				// Uniform, ℓ < m: ρ = 1 + ℓ(m − 1) (DESIGN.md), reached at s*.
+				// Uniform, ℓ < m: ρ = 1 + ℓ(m − 1) (docs/design.md), reached at s*.
 				if logging == "uniform" && qi.L < qi.M && !near(qi.WHi, float64(1+qi.L*(qi.M-1)), 1e-9) {
 					t.Fatalf("uniform ρ %g, want %d", qi.WHi, 1+qi.L*(qi.M-1))
 				}

@@ -5,7 +5,7 @@
 // document a in slot j is the model's prediction on the row
 // [f(x,a); onehot(j)] (built by features.ScoringRows), an estimate of the
 // slot-level value φ̂_x(a, j) the model was trained to regress on. Its slate
-// is the greedy slot-action ranker of DESIGN.md (take the best remaining
+// is the greedy slot-action ranker of docs/design.md (take the best remaining
 // (document, slot) pair, drop that document and that slot, repeat) or the
 // exact maximiser of Σ_j score(s_j, j); both are impute.SlateSolver, the one
 // slate solver, here chosen by SlateMethod. Pointwise models (SUP,

@@ -11,7 +11,7 @@ import (
 type SlateMethod int
 
 const (
-	// SlateGreedy is DESIGN.md's greedy slot-action ranker.
+	// SlateGreedy is docs/design.md's greedy slot-action ranker.
 	SlateGreedy SlateMethod = iota
 	// SlateExact maximises Σ_j score(s_j, j) over slates without repetition.
 	SlateExact

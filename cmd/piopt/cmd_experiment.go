@@ -75,7 +75,7 @@ func experimentParams(c *cli.Context) (trainer.Params, error) {
 // DefaultPILearningRate is PI-OPT's shrinkage in experiment unless
 // --pi-learning-rate, --learning-rate or --preset paper is given. Selecting
 // rounds by the value estimate, a smaller step leaves the validation curve
-// less room to peak early on a few trees (README, "Choosing models
+// less room to peak early on a few trees (docs/results.md, "Choosing models
 // without labels"); SUP keeps --learning-rate.
 const DefaultPILearningRate = 0.05
 

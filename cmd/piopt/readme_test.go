@@ -1,24 +1,31 @@
 package main
 
-// The README's commands are tested so that renaming a flag or a command
-// without updating the README fails `make test`. Conventions:
+// The commands of README.md and of every docs/*.md are tested so that
+// renaming a flag or a command without updating the docs fails `make test`.
+// Conventions, the same for every doc:
 //
 //   - Every ```sh or ```bash block is a list of shell commands run from the
 //     repo root; a line ending in \ continues on the next.
 //   - Every bin/piopt command, in every block, is checked against the
-//     command's flag set: an unknown command or flag fails with README.md's
-//     line. A bare `piopt` fails too: it is not on PATH after `make build`.
+//     command's flag set: an unknown command or flag fails with the doc's
+//     file and line. A bare `piopt` fails too: it is not on PATH after
+//     `make build`.
 //   - A `make X` line is checked to name a Makefile target, never run (the
 //     test builds bin/piopt itself).
-//   - The blocks are then run in order, as a reader following the README
-//     would, in one temporary repo root whose bin/piopt is built from this
-//     tree and whose ../shared/data/MQ2008 and MSLR-WEB10K are tiny stand-ins
+//   - The blocks are then run in order, README.md first and then docs/*.md
+//     by name, as a reader following the README and then the docs would, in
+//     one temporary repo root whose bin/piopt is built from this tree and
+//     whose ../shared/data/MQ2008 and MSLR-WEB10K are tiny stand-ins
 //     (readmeFixtures), with the sizes of readmeCaps; each must exit 0 and
-//     write the files its --out, --json, --html and --policy-out name.
+//     write the files its --out, --json, --html and --policy-out name. A
+//     doc's block may use the files an earlier doc's blocks wrote (e.g.
+//     docs/results.md's dr example, the README's log.tsv).
 //   - A block after a line `<!-- readme-test: skip (why) -->` is only
 //     checked, not run.
-//   - The ```go block is the library example: it must build and vet as
-//     written, and it runs in the same folder after the shell blocks.
+//   - Every ```go block is a program: it must build and vet as written, and
+//     it runs in the same folder after the shell blocks.
+//   - Every link to a file of the repository resolves, and a link's
+//     #anchor names a heading of the .md file it points to.
 
 import (
 	"bufio"
@@ -33,11 +40,36 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 )
 
-const readmePath = "../../README.md"
+// repoRoot is the repository's root, seen from this package's folder.
+const repoRoot = "../.."
+
+// docPaths returns the docs whose commands and links are tested, relative
+// to the repository's root: README.md, then docs/*.md by name.
+func docPaths(t *testing.T) []string {
+	t.Helper()
+	docs, err := filepath.Glob(filepath.Join(repoRoot, "docs", "*.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{"README.md"}
+	for _, d := range docs {
+		rel, err := filepath.Rel(repoRoot, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, filepath.ToSlash(rel))
+	}
+	// The README links to these; finding fewer means the glob is wrong.
+	if len(paths) < 5 {
+		t.Fatalf("found only %v: README.md and docs/*.md expected", paths)
+	}
+	return paths
+}
 
 // readmeSkip marks the next block as checked only, not run.
 const readmeSkip = "<!-- readme-test: skip"
@@ -53,21 +85,22 @@ var readmeCaps = map[string]int{
 	"dm-max-train": 500,
 }
 
-// readmeAdd adds flags to the commands that train with default sizes
-// (300 rounds), when the README's line does not set them.
-var readmeAdd = map[string]string{
-	"experiment": "--trees 10",
-	"train":      "--trees 10",
+// readmeAdd adds flags to the commands that train or simulate with default
+// sizes (300 rounds, 10^7 impressions), each one the doc's line does not set.
+var readmeAdd = map[string][]string{
+	"experiment": {"--trees 10", "--samples 3000"},
+	"train":      {"--trees 10"},
 }
 
-// readmeCommand is one logical shell command of a README block.
+// readmeCommand is one logical shell command of a doc's block.
 type readmeCommand struct {
-	line int // 1-based line of README.md where it starts
+	line int // 1-based line of the doc where it starts
 	text string
 }
 
-// readmeBlock is one fenced code block of README.md.
+// readmeBlock is one fenced code block of a doc.
 type readmeBlock struct {
+	doc      string // the doc's path from the repository's root
 	line     int    // line of the opening fence
 	lang     string // the fence's info string
 	skip     bool   // preceded by readmeSkip
@@ -75,10 +108,11 @@ type readmeBlock struct {
 	commands []readmeCommand
 }
 
-// parseReadme returns README.md's fenced blocks in order.
-func parseReadme(t *testing.T) []readmeBlock {
+// parseReadme returns the fenced blocks of the doc at path (from the
+// repository's root) in order.
+func parseReadme(t *testing.T, path string) []readmeBlock {
 	t.Helper()
-	text := string(mustRead(t, readmePath))
+	text := string(mustRead(t, filepath.Join(repoRoot, path)))
 	var blocks []readmeBlock
 	var cur *readmeBlock
 	var pending *readmeCommand
@@ -88,7 +122,7 @@ func parseReadme(t *testing.T) []readmeBlock {
 		trim := strings.TrimSpace(ln)
 		switch {
 		case cur == nil && strings.HasPrefix(trim, "```"):
-			cur = &readmeBlock{line: n, lang: strings.TrimPrefix(trim, "```"), skip: skipNext}
+			cur = &readmeBlock{doc: path, line: n, lang: strings.TrimPrefix(trim, "```"), skip: skipNext}
 			skipNext = false
 		case cur == nil:
 			if trim != "" {
@@ -118,7 +152,7 @@ func parseReadme(t *testing.T) []readmeBlock {
 		}
 	}
 	if cur != nil {
-		t.Fatalf("README.md:%d: code block not closed", cur.line)
+		t.Fatalf("%s:%d: code block not closed", path, cur.line)
 	}
 	return blocks
 }
@@ -220,7 +254,7 @@ func makeTargets(t *testing.T) map[string]bool {
 	t.Helper()
 	targets := map[string]bool{}
 	re := regexp.MustCompile(`^([A-Za-z][A-Za-z0-9_-]*):`)
-	sc := bufio.NewScanner(bytes.NewReader(mustRead(t, "../../Makefile")))
+	sc := bufio.NewScanner(bytes.NewReader(mustRead(t, filepath.Join(repoRoot, "Makefile"))))
 	for sc.Scan() {
 		if m := re.FindStringSubmatch(sc.Text()); m != nil {
 			targets[m[1]] = true
@@ -266,23 +300,25 @@ func checkReadmeCommand(app *cli.App, targets map[string]bool, words []string) (
 	return outs, nil
 }
 
-// TestReadmeCommandsCheck checks every command of the README's shell
-// blocks, run or not, against the CLI and the Makefile.
+// TestReadmeCommandsCheck checks every command of the shell blocks of
+// README.md and docs/*.md, run or not, against the CLI and the Makefile.
 func TestReadmeCommandsCheck(t *testing.T) {
 	app, targets := newApp(), makeTargets(t)
-	n := 0
-	for _, b := range parseReadme(t) {
-		for _, c := range b.commands {
-			if _, err := checkReadmeCommand(app, targets, shellWords(c.text)); err != nil {
-				t.Errorf("README.md:%d: %v\n\t%s", c.line, err, c.text)
+	for _, doc := range docPaths(t) {
+		n := 0
+		for _, b := range parseReadme(t, doc) {
+			for _, c := range b.commands {
+				if _, err := checkReadmeCommand(app, targets, shellWords(c.text)); err != nil {
+					t.Errorf("%s:%d: %v\n\t%s", doc, c.line, err, c.text)
+				}
+				n++
 			}
-			n++
 		}
-	}
-	// The README has shell commands in a dozen places; finding none means
-	// the parser, not the README, is broken.
-	if n < 10 {
-		t.Fatalf("found only %d commands in README.md's ```sh blocks", n)
+		// The README has shell commands in a dozen places; finding none
+		// means the parser, not the README, is broken.
+		if doc == "README.md" && n < 10 {
+			t.Fatalf("found only %d commands in README.md's ```sh blocks", n)
+		}
 	}
 }
 
@@ -320,9 +356,17 @@ func TestReadmeCommandsCheckCatches(t *testing.T) {
 
 // capSizes applies readmeCaps and readmeAdd to a command line.
 func capSizes(cmd string) string {
-	if w := shellWords(cmd); len(w) > 1 && strings.HasSuffix(w[0], "bin/piopt") && readmeAdd[w[1]] != "" {
-		if add := readmeAdd[w[1]]; !strings.Contains(cmd, strings.Fields(add)[0]+" ") {
-			cmd = w[0] + " " + w[1] + " " + add + strings.TrimPrefix(cmd, w[0]+" "+w[1])
+	if w := shellWords(cmd); len(w) > 1 && strings.HasSuffix(w[0], "bin/piopt") {
+		head := w[0] + " " + w[1]
+		var add []string
+		for _, a := range readmeAdd[w[1]] {
+			name := strings.Fields(a)[0]
+			if !strings.Contains(cmd, name+" ") && !strings.Contains(cmd, name+"=") {
+				add = append(add, a)
+			}
+		}
+		if len(add) > 0 {
+			cmd = head + " " + strings.Join(add, " ") + strings.TrimPrefix(cmd, head)
 		}
 	}
 	re := regexp.MustCompile(`--([a-z-]+)([ =])([0-9]+)\b`)
@@ -338,13 +382,14 @@ func capSizes(cmd string) string {
 
 func TestCapSizes(t *testing.T) {
 	for in, want := range map[string]string{
-		"bin/piopt simulate --samples 10000000 --seed 1": "bin/piopt simulate --samples 3000 --seed 1",
-		"bin/piopt synth --queries=10000 --out f":        "bin/piopt synth --queries=50 --out f",
-		"bin/piopt synth --queries 20":                   "bin/piopt synth --queries 20",
-		"bin/piopt evaluate-sweep --runs 10 --slots 5":   "bin/piopt evaluate-sweep --runs 2 --slots 5",
-		"bin/piopt experiment --folds f --out r":         "bin/piopt experiment --trees 10 --folds f --out r",
-		"bin/piopt train --sup --trees 50 --out m":       "bin/piopt train --sup --trees 10 --out m",
-		"bin/piopt train --sup --trees 5 --out m":        "bin/piopt train --sup --trees 5 --out m",
+		"bin/piopt simulate --samples 10000000 --seed 1":  "bin/piopt simulate --samples 3000 --seed 1",
+		"bin/piopt synth --queries=10000 --out f":         "bin/piopt synth --queries=50 --out f",
+		"bin/piopt synth --queries 20":                    "bin/piopt synth --queries 20",
+		"bin/piopt evaluate-sweep --runs 10 --slots 5":    "bin/piopt evaluate-sweep --runs 2 --slots 5",
+		"bin/piopt experiment --folds f --out r":          "bin/piopt experiment --trees 10 --samples 3000 --folds f --out r",
+		"bin/piopt experiment --samples 10000000 --out r": "bin/piopt experiment --trees 10 --samples 3000 --out r",
+		"bin/piopt train --sup --trees 50 --out m":        "bin/piopt train --sup --trees 10 --out m",
+		"bin/piopt train --sup --trees 5 --out m":         "bin/piopt train --sup --trees 5 --out m",
 	} {
 		if got := capSizes(in); got != want {
 			t.Errorf("capSizes(%q) = %q, want %q", in, got, want)
@@ -406,7 +451,7 @@ func fileExists(p string) bool {
 	return err == nil
 }
 
-// readmeFixtures makes root a repo root as the README's commands expect
+// readmeFixtures makes root a repo root as the docs' commands expect
 // one after `make build`: bin/piopt, a sibling ../shared/data/MQ2008 and an
 // MSLR-WEB10K folder (both tiny), and a cache folder of its own.
 func readmeFixtures(t *testing.T) (root string, env []string) {
@@ -427,7 +472,7 @@ func readmeFixtures(t *testing.T) (root string, env []string) {
 }
 
 // runReadmeBlock runs a block's commands with sh -e in root; it reports a
-// failure with the README line of the command that failed.
+// failure with the doc's line of the command that failed.
 func runReadmeBlock(t *testing.T, root string, env []string, b readmeBlock) {
 	t.Helper()
 	mark := filepath.Join(t.TempDir(), "mark")
@@ -444,98 +489,157 @@ func runReadmeBlock(t *testing.T, root string, env []string, b readmeBlock) {
 	sh.Dir, sh.Env = root, env
 	start := time.Now()
 	out, err := sh.CombinedOutput()
-	t.Logf("README.md:%d: %d commands in %.1fs", b.line, len(b.commands), time.Since(start).Seconds())
+	t.Logf("%s:%d: %d commands in %.1fs", b.doc, b.line, len(b.commands), time.Since(start).Seconds())
 	if err != nil {
 		line, _ := os.ReadFile(mark)
 		if len(out) > 3000 {
 			out = out[len(out)-3000:]
 		}
-		t.Fatalf("README.md:%s: %v\n%s", strings.TrimSpace(string(line)), err, out)
+		t.Fatalf("%s:%s: %v\n%s", b.doc, strings.TrimSpace(string(line)), err, out)
 	}
 }
 
-// TestReadmeCommandsRun runs the README's shell blocks, in order, on tiny
-// data (see the conventions at the top of this file).
+// TestReadmeCommandsRun runs the shell blocks of README.md and then of
+// docs/*.md, in order, on tiny data, and then their Go programs (see the
+// conventions at the top of this file).
 func TestReadmeCommandsRun(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds piopt and runs the README's commands; skipped with -short")
+		t.Skip("builds piopt and runs the docs' commands; skipped with -short")
 	}
 	root, env := readmeFixtures(t)
 	app, targets := newApp(), makeTargets(t)
-	var example string
-	for _, b := range parseReadme(t) {
-		if b.lang == "go" {
-			example = b.body
-		}
-		if b.skip || len(b.commands) == 0 {
-			continue
-		}
-		runReadmeBlock(t, root, env, b)
-		for _, c := range b.commands {
-			outs, _ := checkReadmeCommand(app, targets, shellWords(c.text))
-			for _, o := range outs {
-				if !fileExists(filepath.Join(root, o)) {
-					t.Errorf("README.md:%d: ran, but wrote no %s\n\t%s", c.line, o, c.text)
+	var programs []readmeBlock
+	for _, doc := range docPaths(t) {
+		for _, b := range parseReadme(t, doc) {
+			if b.lang == "go" {
+				programs = append(programs, b)
+			}
+			if b.skip || len(b.commands) == 0 {
+				continue
+			}
+			runReadmeBlock(t, root, env, b)
+			for _, c := range b.commands {
+				outs, _ := checkReadmeCommand(app, targets, shellWords(c.text))
+				for _, o := range outs {
+					if !fileExists(filepath.Join(root, o)) {
+						t.Errorf("%s:%d: ran, but wrote no %s\n\t%s", doc, c.line, o, c.text)
+					}
 				}
 			}
 		}
 	}
-	if example == "" {
-		t.Fatal("README.md has no ```go block (the library example)")
+	for _, p := range programs {
+		runReadmeExample(t, root, env, p)
 	}
-	runReadmeExample(t, root, env, example)
 }
 
-// runReadmeExample vets and builds the library example as a package of this
+// runReadmeExample vets and builds a doc's Go program as a package of this
 // module (in a dot folder, which ./... leaves out) and runs it in root.
-func runReadmeExample(t *testing.T, root string, env []string, src string) {
+func runReadmeExample(t *testing.T, root string, env []string, b readmeBlock) {
 	t.Helper()
-	dir, err := os.MkdirTemp("../..", ".readme-example-")
+	dir, err := os.MkdirTemp(repoRoot, ".readme-example-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	writeText(t, dir, "main.go", src)
+	writeText(t, dir, "main.go", b.body)
 	bin := filepath.Join(t.TempDir(), "example")
 	pkg := "./" + filepath.Base(dir)
 	for _, args := range [][]string{{"vet", pkg}, {"build", "-o", bin, pkg}} {
 		cmd := exec.Command(goTool(), args...)
-		cmd.Dir = "../.."
+		cmd.Dir = repoRoot
 		if out, err := cmd.CombinedOutput(); err != nil {
-			t.Fatalf("README.md's go block: go %s: %v\n%s", args[0], err, out)
+			t.Fatalf("%s:%d: go %s: %v\n%s", b.doc, b.line, args[0], err, out)
 		}
 	}
 	run := exec.Command(bin)
 	run.Dir, run.Env = root, env
 	out, err := run.CombinedOutput()
 	if err != nil || len(out) == 0 {
-		t.Fatalf("README.md's go block ran in %s: %v\n%s", root, err, out)
+		t.Fatalf("%s:%d: the go block ran in %s: %v\n%s", b.doc, b.line, root, err, out)
 	}
-	t.Logf("library example:\n%s", out)
+	t.Logf("%s:%d: go block:\n%s", b.doc, b.line, out)
 }
 
-// TestReadmeLinks: every link or image of README.md to a file of the
-// repository (not a URL, not an anchor) names a file that exists, e.g. the
-// grid's aggregate charts.
-func TestReadmeLinks(t *testing.T) {
-	b, err := os.ReadFile(readmePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	links := regexp.MustCompile(`\]\(([^)\s]+)\)`).FindAllStringSubmatchIndex(string(b), -1)
-	n := 0
-	for _, m := range links {
-		target := string(b[m[2]:m[3]])
-		if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
-			continue
+// headingAnchor returns the anchor GitHub gives a heading's text: lower
+// case, punctuation other than - and _ dropped, blanks made hyphens.
+func headingAnchor(heading string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(strings.TrimSpace(heading)) {
+		switch {
+		case r == ' ':
+			b.WriteRune('-')
+		case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+			b.WriteRune(r)
 		}
-		target, _, _ = strings.Cut(target, "#")
-		n++
-		if _, err := os.Stat(filepath.Join(filepath.Dir(readmePath), target)); err != nil {
-			t.Errorf("README.md:%d: link to %s: %v", 1+strings.Count(string(b[:m[0]]), "\n"), target, err)
+	}
+	return b.String()
+}
+
+func TestHeadingAnchor(t *testing.T) {
+	for in, want := range map[string]string{
+		"Set-up: two commands":                         "set-up-two-commands",
+		"The paper's protocol: `piopt evaluate-sweep`": "the-papers-protocol-piopt-evaluate-sweep",
+		"How Γ is computed for each policy":            "how-γ-is-computed-for-each-policy",
+		"Beyond the paper: `pi-cv`, `dr` and `wdr`":    "beyond-the-paper-pi-cv-dr-and-wdr",
+	} {
+		if got := headingAnchor(in); got != want {
+			t.Errorf("headingAnchor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// docAnchors returns the anchors of a Markdown file's headings, outside
+// code blocks.
+func docAnchors(text string) map[string]bool {
+	anchors := map[string]bool{}
+	inCode := false
+	for _, ln := range strings.Split(text, "\n") {
+		trim := strings.TrimSpace(ln)
+		if strings.HasPrefix(trim, "```") {
+			inCode = !inCode
+		}
+		if !inCode && strings.HasPrefix(ln, "#") {
+			anchors[headingAnchor(strings.TrimLeft(ln, "#"))] = true
+		}
+	}
+	return anchors
+}
+
+// TestReadmeLinks: every link or image of README.md and docs/*.md to a file
+// of the repository (not a URL) names a file that exists, e.g. the grid's
+// aggregate charts, and a link's #anchor, to the same doc or to another
+// .md file, names one of its headings.
+func TestReadmeLinks(t *testing.T) {
+	re := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	n := 0
+	for _, doc := range docPaths(t) {
+		b := mustRead(t, filepath.Join(repoRoot, doc))
+		for _, m := range re.FindAllSubmatchIndex(b, -1) {
+			target := string(b[m[2]:m[3]])
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			where := fmt.Sprintf("%s:%d", doc, 1+bytes.Count(b[:m[0]], []byte("\n")))
+			file, anchor, _ := strings.Cut(target, "#")
+			path := filepath.Join(repoRoot, doc)
+			if file != "" {
+				n++
+				path = filepath.Join(repoRoot, filepath.Dir(doc), file)
+				if _, err := os.Stat(path); err != nil {
+					t.Errorf("%s: link to %s: %v", where, file, err)
+					continue
+				}
+			}
+			if anchor == "" || !strings.HasSuffix(path, ".md") {
+				continue
+			}
+			if !docAnchors(string(mustRead(t, path)))[anchor] {
+				t.Errorf("%s: link to %s: no heading with anchor #%s", where, target, anchor)
+			}
 		}
 	}
 	if n == 0 {
-		t.Error("README.md links to no file of the repository: the chart of the grid is gone, or the parser is broken")
+		t.Error("the docs link to no file of the repository: the chart of the grid is gone, or the parser is broken")
 	}
 }

@@ -66,7 +66,7 @@ func trainParams(c *cli.Context) (trainer.Params, error) {
 }
 
 // selectFlags are PI-OPT's model-selection flags, with the command's
-// defaults: experiment selects by value from 0.5 (README, "Choosing
+// defaults: experiment selects by value from 0.5 (docs/results.md, "Choosing
 // models without labels"), train keeps the validation loss from the mean.
 func selectFlags(selectBy, baseScore string) []cli.Flag {
 	return []cli.Flag{

@@ -35,7 +35,7 @@ func span(lo, hi int) []int {
 
 // Layouts known by feature count.
 var (
-	// MSLR-WEB10K/30K (DESIGN.md): 25 groups; 126..136 document-level.
+	// MSLR-WEB10K/30K (docs/design.md): 25 groups; 126..136 document-level.
 	// The authors' scripts logged with "url-side" = anchor and url streams
 	// + 126..131 (URL slashes and length, inlinks, outlinks, PageRank,
 	// SiteRank) and targeted "body-side" = body, title and whole-document

@@ -12,7 +12,8 @@ import (
 // not running other work now, at least 1. It is what a thread count of 0
 // (the default) means for training: OpenMP threads wait for each other at
 // every barrier, so a thread that has to share a core with another busy
-// process holds all of them back (README, "Threads and busy machines").
+// process holds all of them back (docs/performance.md, "Threads and busy
+// machines").
 //
 // On Linux it reads procs_running of /proc/stat (runnable threads,
 // machine-wide) less the caller's own runnable threads ten times over 18 ms

@@ -22,7 +22,8 @@ import (
 // 20-round MQ2008 training took 14.8 s with 2 threads against 0.48 s with
 // 1. 10,000 spins keep an idle machine's speed (0.297 s against 0.292 s
 // with the default; PASSIVE, no spinning, takes 0.76 s) and bound that loss
-// (1.1 s); README ("Threads and busy machines") has the measurements.
+// (1.1 s); docs/performance.md ("Threads and busy machines") has the
+// measurements.
 // Choosing the threads from the load (IdleCores) does the rest.
 func LimitOpenMPSpin() {
 	for _, v := range []string{"GOMP_SPINCOUNT", "OMP_WAIT_POLICY"} {

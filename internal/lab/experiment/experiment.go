@@ -309,7 +309,7 @@ func (r *runner) readKey() string {
 	return key("read", r.cfg.Read.Features, r.cfg.Read.MaxLabel)
 }
 
-// settleMaxRel fixes one maxrel for the whole experiment (DESIGN.md): the
+// settleMaxRel fixes one maxrel for the whole experiment (docs/design.md): the
 // highest grade of every train and test file unless given, and a given one
 // must not be below it (ERR would exceed 1), which is checked before any
 // stage runs.

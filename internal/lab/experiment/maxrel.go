@@ -13,7 +13,7 @@ import (
 // DatasetMaxRel returns the maxrel of a LETOR dataset: the highest grade
 // of every fold's train and test files (validation files do not count),
 // read by maxLabel. It is the one rule behind the ERR maxrel of experiment
-// (settleMaxRel) and of rank on a file of a fold (DESIGN.md): every fold of
+// (settleMaxRel) and of rank on a file of a fold (docs/design.md): every fold of
 // an experiment, and every rank on one of its files, scores ERR with the
 // same maxrel, whichever grades a single file happens to reach.
 func DatasetMaxRel(ctx context.Context, folds []Fold, maxLabel func(path string) (int, error)) (int, error) {

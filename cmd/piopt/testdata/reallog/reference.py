@@ -166,7 +166,7 @@ def main():
         # q_mu^T Gamma^+ 1_s = 1 for every loggable slate
         dev = max(abs(q @ Gp @ indicator(s, m, ell) - 1) for s, p in mu.items() if p > 0)
         assert dev < 1e-9, (name, dev)
-        if spec == "uniform" and m > ell:  # closed form of DESIGN.md / the paper's appendix
+        if spec == "uniform" and m > ell:  # closed form of docs/design.md / the paper's appendix
             for s1 in mu:
                 v1 = indicator(s1, m, ell) @ Gp
                 for s2 in mu:

@@ -20,6 +20,7 @@ import (
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ope"
@@ -484,7 +485,9 @@ func (r *runner) trainSUP(ctx context.Context, fr *foldRun) error {
 	c := r.cfg
 	supPath := filepath.Join(fr.dir, "sup-"+key("sup", fr.trainID, fr.valiID, fr.readKey, c.Params, c.SupTarget)+".model")
 	sup, err := r.trainStage(ctx, fr, "sup", supPath, c.Params, nil, c.Params.EarlyStopping > 0,
-		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.SUP(ds, c.SupTarget) })
+		func(ds *data.Dataset, _ bool) (*features.Matrix, error) {
+			return pipeline.Matrix(features.KindSUP, c.SupTarget, ds, nil)
+		})
 	if err != nil {
 		return err
 	}
@@ -501,7 +504,9 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 	p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
 	lmPath := filepath.Join(fr.dir, "lambdamart-"+key("lambdamart", fr.trainID, fr.valiID, fr.readKey, p)+".model")
 	lm, err := r.trainStage(ctx, fr, "lambdamart", lmPath, p, nil, p.EarlyStopping > 0,
-		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.LambdaMART(ds) })
+		func(ds *data.Dataset, _ bool) (*features.Matrix, error) {
+			return pipeline.Matrix(features.KindLambdaMART, 0, ds, nil)
+		})
 	if err != nil {
 		return err
 	}
@@ -548,9 +553,9 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 	}
 	build := func(ds *data.Dataset, vali bool) (*features.Matrix, error) {
 		if vali {
-			return features.PIOPT(ds, vg)
+			return pipeline.Matrix(features.KindPIOPT, 0, ds, vg)
 		}
-		return features.PIOPT(ds, tg)
+		return pipeline.Matrix(features.KindPIOPT, 0, ds, tg)
 	}
 	if len(c.Grid.Settings) > 0 {
 		return r.trainGrid(ctx, fr, k, tKey, vKey, value, build)
@@ -705,39 +710,41 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 			return nil, err
 		}
 	}
-	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: train %s", f.Number, what), int64(p.Trees), "trees")
-	model, err := trainer.TrainSelect(ctx, tm, vm, value, p, func(rd trainer.Round) {
-		if value != nil {
-			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g, valid %s %.4f [%.4f, %.4f], best %.4f @%d)", f.Number, what,
-				rd.Metric, rd.Train, rd.ValidMetric, rd.Valid, rd.ValidLo, rd.ValidHi, rd.BestValid, rd.Best+1))
-		} else {
-			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
-		}
-		bar.Expect(progress.RoundsEnd(p.Trees, rd.Best, p.EarlyStopping))
-		bar.Add(1)
-	})
-	bar.Done()
+	// The selection record is written before the model, so that a model
+	// on disk always has its record beside it.
+	var sel *Selection
+	model, err := pipeline.Fit(ctx, pipeline.FitConfig{Train: tm, Valid: vm, Value: value, Params: p, Out: path,
+		Progress: r.progressWriter(), Label: fmt.Sprintf("fold %d: train %s", f.Number, what), Unit: "trees",
+		Status: func(rd trainer.Round) string { return stageStatus(f.Number, what, value != nil, rd) },
+		BeforeSave: func(m *trainer.Model) error {
+			if value == nil {
+				return nil
+			}
+			sel = newSelection(m)
+			return writeSelection(path, sel)
+		}})
 	if err != nil {
 		return nil, err
 	}
 	defer model.Close()
-	if value != nil {
-		// Written before the model, so that a model on disk always has
-		// its selection record beside it.
-		sel := newSelection(model)
-		if err := writeSelection(path, sel); err != nil {
-			return nil, err
-		}
+	if sel != nil {
 		res.Selection[what] = sel
-	}
-	if err := model.Save(path); err != nil {
-		return nil, err
 	}
 	sec := time.Since(start).Seconds()
 	res.Seconds["train "+what] = sec
 	r.logf("fold %d: trained %s (%d rows, %d trees) in %.1fs", f.Number, what, tm.Rows, model.Rounds, sec)
 	// Ranking reads the saved file, as a later run reusing it would.
 	return ranker.LoadModel(path)
+}
+
+// stageStatus is the progress status of a fold's training stage after
+// round rd: with the value estimate's interval when selecting by value.
+func stageStatus(fold int, what string, byValue bool, rd trainer.Round) string {
+	if byValue {
+		return fmt.Sprintf("fold %d: train %s (%s train %.4g, valid %s %.4f [%.4f, %.4f], best %.4f @%d)", fold, what,
+			rd.Metric, rd.Train, rd.ValidMetric, rd.Valid, rd.ValidLo, rd.ValidHi, rd.BestValid, rd.Best+1)
+	}
+	return fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", fold, what, rd.Metric, rd.Train, rd.Valid)
 }
 
 // pioptParams are the training parameters of PI-OPT: Params with its own

@@ -134,17 +134,16 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 		return experiment.Config{}, err
 	}
 	cfg := experiment.Config{
-		Out:           c.String("out"),
-		Slots:         c.Int("slots"),
-		Samples:       c.Int64("samples"),
-		ValidSamples:  c.Int64("valid-samples"),
-		Seed:          c.Uint64("seed"),
-		PerSample:     c.Bool("per-sample"),
-		LambdaMART:    c.Bool("lambdamart"),
-		Read:          read,
-		RandomSamples: c.Int("random-samples"),
-		Progress:      os.Stderr,
-		Command:       commandLine(),
+		Out:          c.String("out"),
+		Slots:        c.Int("slots"),
+		Samples:      c.Int64("samples"),
+		ValidSamples: c.Int64("valid-samples"),
+		Seed:         c.Uint64("seed"),
+		PerSample:    c.Bool("per-sample"),
+		LambdaMART:   c.Bool("lambdamart"),
+		Read:         read,
+		Progress:     os.Stderr,
+		Command:      commandLine(),
 	}
 	cfg.PioptVersion, cfg.XGBoostVersion = experiment.Versions()
 	if progress.IsTerminal(os.Stderr) {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/piopt/piopt/internal/lab/experiment"
-	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -24,7 +23,6 @@ func experimentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
 		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},
-		&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random NDCG and ERR are exact expectations (`N` kept so that old scripts run)"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: summary.json, report.html, and every stage's cached targets, models and results"},
 		&cli.BoolFlag{Name: "assemble-train", Usage: "fold K without a training file trains on the other folds' test files concatenated from fold K+1 on, wrapping round, leaving out one identical to its own validation or test file: LETOR's rotation, where fold K trains on parts K..K+2 of 5, validates on K+3 and tests on K+4, so this rebuilds its train.txt byte for byte (all 4 other parts would train on the validation set); written once to OUT/foldK/train-assembled-KEY.txt"},
 	}
@@ -53,8 +51,6 @@ func checkExperimentCounts(c *cli.Context) error {
 		return fmt.Errorf("--samples %d: must be ≥ 1", c.Int64("samples"))
 	case c.Int64("valid-samples") < 0:
 		return fmt.Errorf("--valid-samples %d: must be ≥ 1 (or 0, the default: --samples scaled by the folds' query counts)", c.Int64("valid-samples"))
-	case c.Int("random-samples") < 0:
-		return fmt.Errorf("--random-samples %d: must be ≥ 1 (or 0: %d)", c.Int("random-samples"), ranker.DefaultRandomSamples)
 	}
 	return nil
 }

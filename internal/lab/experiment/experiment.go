@@ -29,7 +29,7 @@ import (
 )
 
 // Policy names in results, as in the paper's Table 1; uniformly random
-// slates are ranker.PolicyRandom.
+// slates are pipeline.PolicyRandom.
 const (
 	PIOPT      = "pi-opt"
 	SUP        = "sup"
@@ -73,9 +73,6 @@ type Config struct {
 	Slate        ranker.SlateMethod
 	Conventions  eval.Conventions // MaxRel 0: the highest grade of the data
 	Read         data.ReadOptions
-	// RandomSamples is unused (random ERR is exact); kept in the cache keys
-	// and summary of older runs.
-	RandomSamples int
 	// Log receives one line per finished stage; nil is silent.
 	Log io.Writer
 	// Progress receives progress bars (shown only on a terminal).
@@ -95,7 +92,7 @@ type FoldResult struct {
 	Fold    int                           `json:"fold"`
 	Values  map[string]map[string]float64 `json:"values"`
 	Stderr  map[string]float64            `json:"random_stderr"`             // 0: random ERR is exact (once a Monte Carlo error)
-	Greedy  *ranker.SlateComparison       `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
+	Greedy  *pipeline.SlateComparison     `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
 	Seconds map[string]float64            `json:"seconds"`                   // wall time per stage run (0: reused)
 	// Selection records, per PI-OPT model selected by value, the estimate
 	// of every round and the round kept.
@@ -157,8 +154,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Samples < 1 {
 		return nil, fmt.Errorf("experiment: samples %d < 1", cfg.Samples)
 	}
-	if cfg.ValidSamples < 0 || cfg.RandomSamples < 0 {
-		return nil, fmt.Errorf("experiment: valid samples %d or random samples %d < 0", cfg.ValidSamples, cfg.RandomSamples)
+	if cfg.ValidSamples < 0 {
+		return nil, fmt.Errorf("experiment: valid samples %d < 0", cfg.ValidSamples)
 	}
 	if len(cfg.Metrics) == 0 {
 		cfg.Metrics = []eval.Kind{eval.KindNDCG, eval.KindERR}
@@ -228,7 +225,7 @@ type runner struct {
 }
 
 func (r *runner) policies() []string {
-	p := []string{PIOPT, SUP, ranker.PolicyRandom}
+	p := []string{PIOPT, SUP, pipeline.PolicyRandom}
 	if r.cfg.LambdaMART {
 		p = append(p, LambdaMART)
 	}
@@ -381,6 +378,11 @@ func (c Config) candidatesKey() []any {
 	return []any{"candidates-by", c.CandidatesBy}
 }
 
+// keyRandomSamples stands in the result keys where the number of Monte
+// Carlo slates behind random ERR stood (always 1000 from the command line)
+// before random ERR became exact, so that finished results keep their keys.
+const keyRandomSamples = 1000
+
 // key hashes the parts a stage depends on into a short name.
 func key(parts ...any) string {
 	h := sha256.New()
@@ -421,7 +423,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	fr.trainID, fr.valiID, fr.testID = fileID(f.Train), fileID(f.Vali), fileID(f.Test)
 	fr.readKey = r.readKey()
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
-		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics}
+		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, keyRandomSamples, c.Metrics}
 	parts = append(parts, c.candidatesKey()...)
 	// Results cached while random ERR was a Monte Carlo estimate hold
 	// other random values: they are not reused.
@@ -579,9 +581,9 @@ func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
 	}
 	start := time.Now()
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: rank test", fr.f.Number), 0, "docs")
-	rep, err := ranker.Evaluate(ctx, test, fr.models, ranker.EvalOptions{
+	rep, err := pipeline.RankModels(ctx, test, fr.models, pipeline.RankOptions{
 		Slots: c.Slots, Slate: c.Slate, Metrics: c.Metrics, Conventions: c.Conventions,
-		RandomSamples: c.RandomSamples, Seed: c.Seed, Names: fr.names, Progress: bar.Add,
+		Seed: c.Seed, Names: fr.names, Progress: bar.Add,
 	})
 	bar.Done()
 	if err != nil {
@@ -592,9 +594,9 @@ func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
 	for _, k := range c.Metrics {
 		name := r.metric(k).Name()
 		v := map[string]float64{
-			SUP:                 rep.Mean[name][SUP],
-			ranker.PolicyRandom: rep.Mean[name][ranker.PolicyRandom],
-			PIOPT:               rep.Mean[name][PIOPT+"-"+k.String()],
+			SUP:                   rep.Mean[name][SUP],
+			pipeline.PolicyRandom: rep.Mean[name][pipeline.PolicyRandom],
+			PIOPT:                 rep.Mean[name][PIOPT+"-"+k.String()],
 		}
 		if c.LambdaMART {
 			v[LambdaMART] = rep.Mean[name][LambdaMART]
@@ -624,7 +626,7 @@ func foldLine(res *FoldResult, c Config) string {
 	for _, k := range c.Metrics {
 		name := eval.Metric{Kind: k, K: c.Slots}.Name()
 		v := res.Values[name]
-		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[ranker.PolicyRandom])
+		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[pipeline.PolicyRandom])
 		if c.LambdaMART {
 			s += fmt.Sprintf(" lambdamart %.4f", v[LambdaMART])
 		}

@@ -137,12 +137,27 @@ type SimulationSpec struct {
 	Metric   eval.Metric
 	Samples  int64
 	Seed     uint64
+	// ByShape builds the logging policy's Γ per query shape from the
+	// candidates alone, never from a rank source's scores: the lab's
+	// simulations, whose logging has no rank source (an eps:1 mixture of
+	// pl is then uniform).
+	ByShape bool
 }
 
 // simulation sets up the simulation of the spec on ds: the candidates, the
 // logging policy's Γ cache, and the reward scorer.
 func (s SimulationSpec) simulation(ctx context.Context, ds *data.Dataset) (*impute.Simulation, *impute.GammaCache, error) {
-	cands, gammas, err := s.Setup.Policies(ctx, ds, policy.Options{}, impute.GammaOptions{})
+	var (
+		cands  *impute.Candidates
+		gammas *impute.GammaCache
+		err    error
+	)
+	if s.ByShape {
+		cands, err = s.Setup.Candidates(ctx, ds, policy.Options{})
+		gammas = impute.NewGammaCache(s.Setup.Logging, impute.GammaOptions{})
+	} else {
+		cands, gammas, err = s.Setup.Policies(ctx, ds, policy.Options{}, impute.GammaOptions{})
+	}
 	if err != nil {
 		return nil, nil, err
 	}

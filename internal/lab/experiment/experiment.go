@@ -647,29 +647,21 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 	}
 	start := time.Now()
-	setup := policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy}
-	cands, err := setup.Candidates(ctx, ds, policy.Options{})
-	if err != nil {
-		return nil, err
-	}
-	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: seed,
-		Reward: eval.NewScorer(m, cands.Labels(), cands.Offsets())}
+	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: true,
+		Setup: policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy}}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: simulate %s on %s", f.Number, m.Name(), filepath.Base(ds.Source)), n, "samples")
-	st, err := sim.Stats(ctx, n, 0, bar.Add)
+	st, gammas, header, err := pipeline.SimulateStats(ctx, ds, spec, bar.Add)
 	bar.Done()
 	if err != nil {
 		return nil, err
 	}
-	header := setup.Header(ds.Source, ds, m, n, seed)
 	// The targets file and the PI-OPT model (whose metadata copies this
 	// header) are outputs that later runs reuse by keys not covering the
 	// header, so its bytes are frozen: the experiment's header has never
 	// carried empty-query-ndcg= (the conventions are in the keys instead),
 	// and adding it would make a fresh run differ from a resumed one.
 	delete(header, "empty-query-ndcg")
-	header["per-sample"] = strconv.FormatBool(r.cfg.PerSample)
-	gammas := impute.NewGammaCache(setup.Logging, impute.GammaOptions{})
-	tg, err := impute.ComputeTargets(ctx, st, gammas, impute.TargetOptions{PerSample: r.cfg.PerSample, Header: header})
+	tg, err := pipeline.Targets(ctx, st, gammas, header, r.cfg.PerSample)
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -70,28 +69,6 @@ func experimentParams(c *cli.Context) (trainer.Params, error) {
 		p.EarlyStopping = DefaultExperimentEarlyStopping
 	}
 	return p, err
-}
-
-// DefaultPILearningRate is PI-OPT's shrinkage in experiment unless
-// --pi-learning-rate, --learning-rate or --preset paper is given. Selecting
-// rounds by the value estimate, a smaller step leaves the validation curve
-// less room to peak early on a few trees (README, "Choosing models
-// without labels"); SUP keeps --learning-rate.
-const DefaultPILearningRate = 0.05
-
-// piLearningRate reads PI-OPT's learning rate: 0 follows --learning-rate.
-func piLearningRate(c *cli.Context) (float64, error) {
-	if !c.IsSet("pi-learning-rate") {
-		if c.IsSet("learning-rate") || c.String("preset") == "paper" {
-			return 0, nil
-		}
-		return DefaultPILearningRate, nil
-	}
-	v := c.Float64("pi-learning-rate")
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("--pi-learning-rate %v: must be positive", v)
-	}
-	return v, nil
 }
 
 func runExperiment(c *cli.Context) error {

@@ -20,8 +20,7 @@
 // transform that makes leaves agree with XGBoost 1.7; scores equal
 // XGBoost's predictions up to its float32 rounding. Nothing here needs cgo.
 //
-// Evaluate is what `piopt rank` computes (slates of every model, NDCG and
-// ERR against uniformly random slates, greedy against exact slates) and is
-// meant to be called in-process by longer pipelines; progress reaches it as
-// a plain callback.
+// The `piopt rank` workflow built on these pieces (slates of every model,
+// NDCG and ERR against uniformly random slates, greedy against exact
+// slates, its tables and summaries) is internal/pipeline's Rank.
 package ranker

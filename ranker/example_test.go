@@ -6,7 +6,6 @@ import (
 	"log"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/ranker"
 )
 
@@ -53,18 +52,4 @@ func ExampleModel_Score() {
 	// doc 2: slot scores [3.513 1.816 2.268]
 	// doc 3: slot scores [5.196 3.014 2.691]
 	// greedy slate [3 0 2]
-}
-
-func ExampleEvaluate() {
-	m, err := ranker.LoadModel("testdata/xgb174-pi-opt.json")
-	if err != nil {
-		log.Fatal(err)
-	}
-	rep, err := ranker.Evaluate(context.Background(), exampleFold(), []*ranker.Model{m},
-		ranker.EvalOptions{Conventions: eval.Conventions{MaxRel: 2}, Seed: 1})
-	if err != nil {
-		log.Fatal(err)
-	}
-	fmt.Printf("ndcg@3: pi-opt %.3f, random %.3f\n", rep.Mean["ndcg@3"]["pi-opt"], rep.Mean["ndcg@3"]["random"])
-	// Output: ndcg@3: pi-opt 0.659, random 0.587
 }

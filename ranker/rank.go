@@ -30,16 +30,6 @@ type Ranking struct {
 // Slate returns query q's slate (a sub-slice).
 func (r *Ranking) Slate(q int) []int32 { return r.Docs[r.Offsets[q]:r.Offsets[q+1]] }
 
-// slateObjective returns the sum of query q's entry scores in slot order:
-// for pair scores, the slate's objective Σ_j score(s_j, j).
-func slateObjective(r *Ranking, q int) float64 {
-	o := 0.0
-	for _, v := range r.Scores[r.Offsets[q]:r.Offsets[q+1]] {
-		o += v
-	}
-	return o
-}
-
 func newRanking(ds *data.Dataset, slots int) *Ranking {
 	r := &Ranking{Slots: slots, Offsets: make([]int, ds.NumQueries()+1)}
 	for q := range ds.NumQueries() {

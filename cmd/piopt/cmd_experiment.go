@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -72,28 +71,6 @@ func experimentParams(c *cli.Context) (trainer.Params, error) {
 	return p, err
 }
 
-// DefaultPILearningRate is PI-OPT's shrinkage in experiment unless
-// --pi-learning-rate, --learning-rate or --preset paper is given. Selecting
-// rounds by the value estimate, a smaller step leaves the validation curve
-// less room to peak early on a few trees (docs/results.md, "Choosing models
-// without labels"); SUP keeps --learning-rate.
-const DefaultPILearningRate = 0.05
-
-// piLearningRate reads PI-OPT's learning rate: 0 follows --learning-rate.
-func piLearningRate(c *cli.Context) (float64, error) {
-	if !c.IsSet("pi-learning-rate") {
-		if c.IsSet("learning-rate") || c.String("preset") == "paper" {
-			return 0, nil
-		}
-		return DefaultPILearningRate, nil
-	}
-	v := c.Float64("pi-learning-rate")
-	if !(v > 0) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("--pi-learning-rate %v: must be positive", v)
-	}
-	return v, nil
-}
-
 func runExperiment(c *cli.Context) error {
 	cfg, err := experimentConfig(c)
 	if err != nil {
@@ -134,17 +111,16 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 		return experiment.Config{}, err
 	}
 	cfg := experiment.Config{
-		Out:           c.String("out"),
-		Slots:         c.Int("slots"),
-		Samples:       c.Int64("samples"),
-		ValidSamples:  c.Int64("valid-samples"),
-		Seed:          c.Uint64("seed"),
-		PerSample:     c.Bool("per-sample"),
-		LambdaMART:    c.Bool("lambdamart"),
-		Read:          read,
-		RandomSamples: c.Int("random-samples"),
-		Progress:      os.Stderr,
-		Command:       commandLine(),
+		Out:          c.String("out"),
+		Slots:        c.Int("slots"),
+		Samples:      c.Int64("samples"),
+		ValidSamples: c.Int64("valid-samples"),
+		Seed:         c.Uint64("seed"),
+		PerSample:    c.Bool("per-sample"),
+		LambdaMART:   c.Bool("lambdamart"),
+		Read:         read,
+		Progress:     os.Stderr,
+		Command:      commandLine(),
 	}
 	cfg.PioptVersion, cfg.XGBoostVersion = experiment.Versions()
 	if progress.IsTerminal(os.Stderr) {

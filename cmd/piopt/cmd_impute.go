@@ -3,10 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"strconv"
 
-	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -60,101 +59,49 @@ candidates-by= are optional. A log without a header line is read with what
 }
 
 func runImpute(c *cli.Context) error {
-	logs, simN := c.String("logs"), c.Int64("samples")
-	switch {
-	case logs != "" && c.IsSet("samples"):
-		return fmt.Errorf("give --logs or --samples, not both")
-	case logs == "" && !c.IsSet("samples"):
-		return fmt.Errorf("give --logs LOG or --samples N")
-	case logs == "" && simN < 1:
-		return fmt.Errorf("--samples %d: must be ≥ 1", simN)
-	}
-	if logs == "" {
-		if err := checkMetricFlag(c); err != nil {
-			return err
-		}
-	} else if err := setupFlags(c).Check(); err != nil {
-		return err
-	}
-	ds, err := loadData(c, "data")
+	cfg, err := imputeConfig(c)
 	if err != nil {
 		return err
 	}
-	var (
-		st     *impute.Stats
-		gammas *impute.GammaCache
-		header data.Header
-	)
-	if logs != "" {
-		st, gammas, header, err = imputeStatsFromLog(c, ds, logs)
-	} else {
-		st, gammas, header, err = imputeStatsSimulated(c, ds, simN)
-	}
+	res, err := pipeline.Impute(c.Context, cfg)
 	if err != nil {
 		return err
 	}
-	perSample := c.Bool("per-sample")
-	header["samples"] = strconv.FormatInt(st.Samples(), 10)
-	header["per-sample"] = strconv.FormatBool(perSample)
-
-	tg, err := impute.ComputeTargets(c.Context, st, gammas, impute.TargetOptions{PerSample: perSample, Header: header})
-	if err != nil {
-		return err
-	}
-	if ap := gammas.Approximations(); ap.N > 0 {
-		// Flag targets from an approximate Γ in the file itself.
-		tg.Header["gamma"] = ap.Methods
-		if ap.Bound > 0 {
-			tg.Header["gamma-error-bound"] = strconv.FormatFloat(ap.Bound, 'g', 3, 64)
-		}
-		if ap.StdErr > 0 {
-			tg.Header["gamma-stderr"] = strconv.FormatFloat(ap.StdErr, 'g', 3, 64)
-		}
-	}
-	out := c.String("out")
-	if err := data.SaveTargets(out, tg, ds); err != nil {
-		return err
-	}
-	if st.Candidates().PerContext() {
-		fmt.Fprintf(os.Stderr, "impute: %d impressions, %d of %d contexts logged, %d target rows → %s\n",
-			st.Samples(), st.LoggedQueries(), st.Candidates().NumQueries(), tg.Len(), out)
-	} else {
-		fmt.Fprintf(os.Stderr, "impute: %d impressions, %d of %d queries logged, %d target rows → %s\n",
-			st.Samples(), st.LoggedQueries(), ds.NumQueries(), tg.Len(), out)
-	}
-	reportGammas(gammas)
+	res.WriteSummary(os.Stderr)
 	return nil
 }
 
-// reportGammas prints one line on Γ's conditioning, and warns when some Γ
-// is not exact (Monte Carlo, or a bounded Plackett–Luce approximation).
-func reportGammas(gc *impute.GammaCache) {
-	all := gc.All()
-	if len(all) == 0 {
-		return
+// imputeConfig reads impute's flags and checks that they fit together.
+func imputeConfig(c *cli.Context) (pipeline.ImputeConfig, error) {
+	cfg := pipeline.ImputeConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Samples: c.Int64("samples"),
+		Seed: c.Uint64("seed"), PerSample: c.Bool("per-sample"), Out: c.String("out"), Progress: os.Stderr}
+	switch {
+	case cfg.Logs != "" && c.IsSet("samples"):
+		return cfg, fmt.Errorf("give --logs or --samples, not both")
+	case cfg.Logs == "" && !c.IsSet("samples"):
+		return cfg, fmt.Errorf("give --logs LOG or --samples N")
+	case cfg.Logs == "" && cfg.Samples < 1:
+		return cfg, fmt.Errorf("--samples %d: must be ≥ 1", cfg.Samples)
 	}
-	worst := all[0]
-	for _, g := range all {
-		if g.Spectrum().Condition() > worst.Spectrum().Condition() {
-			worst = g
+	var err error
+	if cfg.Logs == "" {
+		if cfg.Metric, err = eval.ParseKind(c.String("metric")); err != nil {
+			return cfg, fmt.Errorf("--metric: %w", err)
 		}
+	} else if err := cfg.Setup.Check(); err != nil {
+		return cfg, err
 	}
-	sp := worst.Spectrum()
-	if gc.PerContext() {
-		fmt.Fprintf(os.Stderr, "impute: Γ of %d distinct context policies; worst conditioned m=%d ℓ=%d (%s): rank %d, eigenvalues %.3g..%.3g\n",
-			len(all), worst.M(), worst.L(), worst.Dist().Logging(), sp.Rank, sp.MinKept, sp.Max)
-	} else {
-		fmt.Fprintf(os.Stderr, "impute: Γ (%s) over %d query shapes; worst conditioned m=%d ℓ=%d: rank %d, eigenvalues %.3g..%.3g\n",
-			gc.Logging(), len(all), worst.M(), worst.L(), sp.Rank, sp.MinKept, sp.Max)
+	if cfg.Read, err = readOptions(c); err != nil {
+		return cfg, err
 	}
-	switch ap := gc.Approximations(); {
-	case ap.N > 0 && ap.Methods == "monte-carlo":
-		fmt.Fprintf(os.Stderr, "impute: warning: Γ of %d shapes estimated by Monte Carlo (largest standard error %.2g)\n", ap.N, ap.StdErr)
-	case ap.N > 0:
-		fmt.Fprintf(os.Stderr, "impute: Γ of %d policies approximated (%s): max |error| of an entry ≤ %.2g", ap.N, ap.Methods, ap.Bound)
-		if ap.StdErr > 0 {
-			fmt.Fprintf(os.Stderr, ", Monte Carlo standard error %.2g", ap.StdErr)
+	if cfg.Logs != "" {
+		for _, f := range []string{"discount", "empty-ndcg", "maxrel"} {
+			if c.IsSet(f) {
+				cfg.Stated = append(cfg.Stated, pipeline.StatedFlag{Flag: f, Value: c.String(f)})
+			}
 		}
-		fmt.Fprintln(os.Stderr)
+		return cfg, nil
 	}
+	cfg.Conventions, err = conventions(c)
+	return cfg, err
 }

@@ -1,14 +1,9 @@
 package main
 
 import (
-	"io"
-	"math"
 	"os"
-	"strconv"
 
-	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/internal/progress"
-	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/urfave/cli/v2"
 )
 
@@ -35,72 +30,12 @@ rounding (XGBoost sums trees in float32, piopt in float64).
 	}
 }
 
-// loadForModel loads the --data file and refuses it, as evaluate does
-// (ranker.Model.Fits), unless it has the model's feature count: --features N
-// is the explicit way to pad a file whose highest feature indices are
-// absent.
-func loadForModel(c *cli.Context, m *ranker.Model) (*data.Dataset, error) {
-	opt, err := readOptions(c)
-	if err != nil {
-		return nil, err
-	}
-	ds, err := data.LoadContext(c.Context, c.String("data"), opt)
-	if err != nil {
-		return nil, err
-	}
-	if err := m.Fits(ds); err != nil {
-		return nil, err
-	}
-	return ds, nil
-}
-
 func runPredict(c *cli.Context) error {
-	m, err := ranker.LoadModel(c.String("model"))
+	read, err := readOptions(c)
 	if err != nil {
 		return err
 	}
-	ds, err := loadForModel(c, m)
-	if err != nil {
-		return err
-	}
-	bar := progress.New(os.Stderr, "predict", int64(ds.NumDocs()), "docs")
-	sc, err := m.Score(c.Context, ds, ranker.ScoreOptions{Threads: c.Int("threads"), Progress: bar.Add})
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	return writeAtomic(c.String("out"), func(w io.Writer) error { return writeScores(w, ds, sc) })
-}
-
-// writeScores writes one line "qid<TAB>doc<TAB>slot<TAB>score" per score
-// (slot 0 for a model without slots).
-func writeScores(w io.Writer, ds *data.Dataset, sc *ranker.Scores) error {
-	st := sc.Stride()
-	var line []byte
-	for q := range ds.NumQueries() {
-		lo, hi := ds.Query(q)
-		for d := lo; d < hi; d++ {
-			for j, v := range sc.Values[d*st : (d+1)*st] {
-				if math.IsNaN(v) {
-					continue // slot beyond ℓ_x of a short query
-				}
-				slot := 0
-				if sc.Slots > 0 {
-					slot = j + 1
-				}
-				line = append(line[:0], ds.QIDs[q]...)
-				line = append(line, '\t')
-				line = ds.AppendDoc(line, q, int32(d-lo))
-				line = append(line, '\t')
-				line = strconv.AppendInt(line, int64(slot), 10)
-				line = append(line, '\t')
-				line = strconv.AppendFloat(line, v, 'g', -1, 64)
-				line = append(line, '\n')
-				if _, err := w.Write(line); err != nil {
-					return err
-				}
-			}
-		}
-	}
-	return nil
+	_, err = pipeline.Predict(c.Context, pipeline.PredictConfig{Data: c.String("data"), Read: read, Model: c.String("model"),
+		Out: c.String("out"), Threads: c.Int("threads"), Progress: os.Stderr})
+	return err
 }

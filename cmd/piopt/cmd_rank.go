@@ -2,15 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 
-	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/lab/experiment"
-	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -47,7 +44,6 @@ metric of every policy (header: qid docs ndcg@3:pi-opt ...).
 			&cli.StringFlag{Name: "json", Usage: "summary JSON `FILE`"},
 			&cli.StringFlag{Name: "per-query", Usage: "per-query metrics TSV `FILE`"},
 			&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "unused: random ERR is exact (`SEED` kept so that old scripts run)"},
-			&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random ERR is exact (`N` kept so that old scripts run)"},
 			&cli.IntFlag{Name: "threads", Usage: "inference threads `N`", DefaultText: "all cores; results do not depend on it"},
 		}, dataFlags()...), conventionFlags()...),
 		Action: runRank,
@@ -73,115 +69,39 @@ func parseMetrics(flag, s string) ([]eval.Kind, error) {
 }
 
 func runRank(c *cli.Context) error {
-	opt, err := rankOptions(c)
+	cfg, err := rankConfig(c)
 	if err != nil {
 		return err
 	}
-	models, err := rankModels(c)
+	rep, err := pipeline.Rank(c.Context, cfg)
 	if err != nil {
-		return err
-	}
-	ds, err := loadForModel(c, models[0])
-	if err != nil {
-		return err
-	}
-	if opt.Conventions, err = rankConventions(c, ds); err != nil {
-		return err
-	}
-	bar := progress.New(os.Stderr, "rank", int64(ds.NumDocs()*len(models)), "docs")
-	opt.Progress = bar.Add
-	rep, err := ranker.Evaluate(c.Context, ds, models, opt)
-	bar.Done()
-	if err != nil {
-		return err
-	}
-	if err := writeRankFiles(c, ds, rep, models[0].Meta().Kind); err != nil {
 		return err
 	}
 	return rep.WriteTable(os.Stdout)
 }
 
-// rankOptions reads rank's flags but the conventions, which depend on the
-// data.
-func rankOptions(c *cli.Context) (ranker.EvalOptions, error) {
-	kinds, err := parseMetrics("metrics", c.String("metrics"))
-	if err != nil {
-		return ranker.EvalOptions{}, err
+// rankConfig reads rank's flags. Without --maxrel (or with 0), a --data
+// file of a fold of a LETOR dataset takes the maxrel piopt experiment
+// settles for the whole dataset, so that rank and experiment score ERR
+// alike.
+func rankConfig(c *cli.Context) (pipeline.RankConfig, error) {
+	cfg := pipeline.RankConfig{Data: c.String("data"), Model: c.String("model"), SupModel: c.String("sup-model"),
+		Slots: c.Int("slots"), Seed: c.Uint64("seed"), Threads: c.Int("threads"),
+		Out: c.String("out"), JSON: c.String("json"), PerQuery: c.String("per-query"),
+		FoldMaxRel: experiment.FoldMaxRel, Progress: os.Stderr, Log: c.App.ErrWriter}
+	var err error
+	if cfg.Metrics, err = parseMetrics("metrics", c.String("metrics")); err != nil {
+		return cfg, err
 	}
-	method, err := ranker.ParseSlateMethod(c.String("slate"))
-	if err != nil {
-		return ranker.EvalOptions{}, fmt.Errorf("--slate: %w", err)
+	if cfg.Slate, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
+		return cfg, fmt.Errorf("--slate: %w", err)
 	}
-	if c.IsSet("slots") && c.Int("slots") < 1 {
-		return ranker.EvalOptions{}, fmt.Errorf("--slots must be ≥ 1, not %d", c.Int("slots"))
+	if c.IsSet("slots") && cfg.Slots < 1 {
+		return cfg, fmt.Errorf("--slots must be ≥ 1, not %d", cfg.Slots)
 	}
-	if c.Int("random-samples") < 1 {
-		return ranker.EvalOptions{}, fmt.Errorf("--random-samples must be ≥ 1, not %d", c.Int("random-samples"))
+	if cfg.Read, err = readOptions(c); err != nil {
+		return cfg, err
 	}
-	return ranker.EvalOptions{
-		Slots:         c.Int("slots"),
-		Slate:         method,
-		Metrics:       kinds,
-		RandomSamples: c.Int("random-samples"),
-		Seed:          c.Uint64("seed"),
-		Threads:       c.Int("threads"),
-	}, nil
-}
-
-// rankConventions reads the conventions of rank: without --maxrel (or
-// with 0), a --data file of a fold of a LETOR dataset takes the maxrel piopt
-// experiment settles for the whole dataset, saying so on stderr, so that
-// rank and experiment score ERR alike; any other file takes its own highest
-// grade, as every command does.
-func rankConventions(c *cli.Context, ds *data.Dataset) (eval.Conventions, error) {
-	conv, err := conventions(c, ds)
-	if err != nil || c.Int("maxrel") != 0 {
-		return conv, err
-	}
-	mr, note, ok, err := experiment.FoldMaxRel(c.Context, c.String("data"), ds.MaxLabel(), c.Int("max-label"))
-	if err != nil || !ok {
-		return conv, err
-	}
-	conv.MaxRel = mr
-	fmt.Fprintln(c.App.ErrWriter, note)
-	return conv, nil
-}
-
-// rankModels loads --model and, when given, --sup-model after it.
-func rankModels(c *cli.Context) ([]*ranker.Model, error) {
-	model, err := ranker.LoadModel(c.String("model"))
-	if err != nil {
-		return nil, err
-	}
-	models := []*ranker.Model{model}
-	if p := c.String("sup-model"); p != "" {
-		sup, err := ranker.LoadModel(p)
-		if err != nil {
-			return nil, err
-		}
-		if sup.Meta().Kind == features.KindPIOPT {
-			return nil, fmt.Errorf("--sup-model %s is a PI-OPT model; give it as --model", p)
-		}
-		models = append(models, sup)
-	}
-	return models, nil
-}
-
-// writeRankFiles writes the files asked for: --out, the TREC run of the
-// model of the given kind; --per-query; --json, the summary.
-func writeRankFiles(c *cli.Context, ds *data.Dataset, rep *ranker.Report, kind string) error {
-	if p := c.String("out"); p != "" {
-		if err := writeAtomic(p, func(w io.Writer) error { return ranker.WriteRun(w, ds, rep.Rankings[kind], "piopt") }); err != nil {
-			return err
-		}
-	}
-	if p := c.String("per-query"); p != "" {
-		if err := writeAtomic(p, func(w io.Writer) error { return ranker.WritePerQuery(w, ds, rep) }); err != nil {
-			return err
-		}
-	}
-	if p := c.String("json"); p != "" {
-		return writeJSON(p, rep)
-	}
-	return nil
+	cfg.Conventions, err = conventions(c)
+	return cfg, err
 }

@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
-	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"
 )
 
@@ -85,87 +81,30 @@ func checkMetricFlag(c *cli.Context) error {
 	return nil
 }
 
-// newSimulation sets up the simulation of setup's logging policy on ds
-// (simulate, impute --simulate): the candidates, the reward metric and
-// --seed.
-func newSimulation(c *cli.Context, ds *data.Dataset, setup policy.Setup) (*impute.Simulation, *impute.GammaCache, eval.Metric, error) {
-	cands, gammas, err := setup.Policies(c.Context, ds, policy.Options{}, impute.GammaOptions{})
-	if err != nil {
-		return nil, nil, eval.Metric{}, err
-	}
-	metric, err := simulationMetric(c, ds, setup.Slots)
-	if err != nil {
-		return nil, nil, eval.Metric{}, err
-	}
-	return &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: c.Uint64("seed"),
-		Reward: eval.NewScorer(metric, cands.Labels(), cands.Offsets()), Policies: gammas}, gammas, metric, nil
-}
-
 func runSimulate(c *cli.Context) error {
 	setup, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
 		return err
 	}
-	slots, n := setup.Slots, c.Int64("samples")
-	if n < 1 {
+	if n := c.Int64("samples"); n < 1 {
 		return fmt.Errorf("--samples %d: must be ≥ 1", n)
 	}
-	if err := checkMetricFlag(c); err != nil {
+	kind, err := eval.ParseKind(c.String("metric"))
+	if err != nil {
+		return fmt.Errorf("--metric: %w", err)
+	}
+	cfg := pipeline.SimulateConfig{Data: c.String("data"), Setup: setup, Metric: kind, Samples: c.Int64("samples"), Seed: c.Uint64("seed"),
+		Out: c.String("out"), PolicyOut: c.String("policy-out"), Progress: os.Stderr}
+	if cfg.Read, err = readOptions(c); err != nil {
 		return err
 	}
-	ds, err := loadData(c, "data")
+	if cfg.Conventions, err = conventions(c); err != nil {
+		return err
+	}
+	res, err := pipeline.Simulate(c.Context, cfg)
 	if err != nil {
 		return err
 	}
-	sim, gammas, metric, err := newSimulation(c, ds, setup)
-	if err != nil {
-		return err
-	}
-	cands := sim.Candidates
-
-	out := c.String("out")
-	header := setup.Header(c.String("data"), ds, metric, n, sim.Seed)
-	if po := c.String("policy-out"); po != "" {
-		header["policy"] = filepath.Base(po)
-		err := writeAtomic(po, func(w io.Writer) error {
-			return data.WritePolicy(w, data.Header{}, slots, setup.PolicyEntries(cands, gammas), ds)
-		})
-		if err != nil {
-			return err
-		}
-	}
-	f, err := atomicfile.Create(out)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	lw, err := data.NewLogWriter(f, header, ds)
-	if err != nil {
-		return err
-	}
-	bar := progress.New(os.Stderr, "simulate", n, "samples")
-	docs := make([]int32, slots)
-	sum, done := 0.0, int64(0)
-	err = sim.Run(c.Context, n, func(q int, slate []int32, r float64) error {
-		cd := cands.Docs(q)
-		d := docs[:len(slate)]
-		for j, a := range slate {
-			d[j] = cd[a]
-		}
-		sum += r
-		if done++; done&1023 == 0 {
-			bar.Add(1024)
-		}
-		return lw.Write(ds.QIDs[q], q, d, r)
-	})
-	bar.Done()
-	if err != nil {
-		return fmt.Errorf("simulate: %w", err)
-	}
-	if err := f.Commit(); err != nil {
-		return err
-	}
-	fmt.Fprintf(os.Stderr, "simulate: %d impressions over %d queries, logging %s, mean %s %.4f (%s) → %s\n",
-		n, ds.NumQueries(), setup.Logging, metric.Name(), sum/float64(n), metric.Conventions, out)
+	fmt.Fprintln(os.Stderr, res)
 	return nil
 }

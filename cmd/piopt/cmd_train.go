@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/features"
-	"github.com/piopt/piopt/internal/training"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -61,7 +60,7 @@ func runTrain(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := training.Run(c.Context, cfg)
+	res, err := pipeline.Train(c.Context, cfg)
 	if err != nil {
 		return err
 	}
@@ -73,10 +72,10 @@ func runTrain(c *cli.Context) error {
 }
 
 // trainConfig reads train's flags and checks that they fit together.
-func trainConfig(c *cli.Context) (training.Config, error) {
+func trainConfig(c *cli.Context) (pipeline.TrainConfig, error) {
 	p, err := trainParams(c)
 	if err != nil {
-		return training.Config{}, err
+		return pipeline.TrainConfig{}, err
 	}
 	p.Objective = c.String("objective")
 	p.EvalMetric = c.String("eval-metric")
@@ -88,30 +87,34 @@ func trainConfig(c *cli.Context) (training.Config, error) {
 		p.BaseScore = ""
 	}
 	if err := p.Validate(); err != nil {
-		return training.Config{}, err
+		return pipeline.TrainConfig{}, err
 	}
 	sup, rank := c.Bool("sup"), p.Objective == trainer.ObjectiveRankNDCG
 	pi := !sup && !rank
 	supTarget, err := features.ParseSupTarget(c.String("sup-target"))
 	if err != nil {
-		return training.Config{}, fmt.Errorf("--sup-target: %w", err)
+		return pipeline.TrainConfig{}, fmt.Errorf("--sup-target: %w", err)
 	}
 	validData := c.String("valid-data")
 	switch {
 	case sup && rank:
-		return training.Config{}, fmt.Errorf("--sup trains a regression: drop --objective %s", p.Objective)
+		return pipeline.TrainConfig{}, fmt.Errorf("--sup trains a regression: drop --objective %s", p.Objective)
 	case !pi && (c.IsSet("targets") || c.IsSet("valid-targets")):
-		return training.Config{}, fmt.Errorf("--targets and --valid-targets are for PI-OPT, not %s", map[bool]string{true: "SUP", false: "LambdaMART"}[sup])
+		return pipeline.TrainConfig{}, fmt.Errorf("--targets and --valid-targets are for PI-OPT, not %s", map[bool]string{true: "SUP", false: "LambdaMART"}[sup])
 	case pi && c.String("targets") == "":
-		return training.Config{}, fmt.Errorf("PI-OPT needs --targets (or give --sup, or --objective rank:ndcg)")
+		return pipeline.TrainConfig{}, fmt.Errorf("PI-OPT needs --targets (or give --sup, or --objective rank:ndcg)")
 	case pi && (validData == "") != (c.String("valid-targets") == ""):
-		return training.Config{}, fmt.Errorf("PI-OPT validation needs both --valid-data and --valid-targets")
+		return pipeline.TrainConfig{}, fmt.Errorf("PI-OPT validation needs both --valid-data and --valid-targets")
 	case c.IsSet("sup-target") && !sup:
-		return training.Config{}, fmt.Errorf("--sup-target needs --sup")
+		return pipeline.TrainConfig{}, fmt.Errorf("--sup-target needs --sup")
 	case p.EarlyStopping > 0 && validData == "":
-		return training.Config{}, fmt.Errorf("--early-stopping needs --valid-data")
+		return pipeline.TrainConfig{}, fmt.Errorf("--early-stopping needs --valid-data")
 	case p.SelectBy == trainer.SelectValue && (!pi || validData == ""):
-		return training.Config{}, fmt.Errorf("--select-by value estimates PI-OPT's slates on a validation log: needs PI-OPT's --valid-data and --valid-targets")
+		return pipeline.TrainConfig{}, fmt.Errorf("--select-by value estimates PI-OPT's slates on a validation log: needs PI-OPT's --valid-data and --valid-targets")
+	}
+	read, err := readOptions(c)
+	if err != nil {
+		return pipeline.TrainConfig{}, err
 	}
 	kind := features.KindPIOPT
 	if sup {
@@ -119,7 +122,7 @@ func trainConfig(c *cli.Context) (training.Config, error) {
 	} else if rank {
 		kind = features.KindLambdaMART
 	}
-	return training.Config{
+	return pipeline.TrainConfig{
 		Kind:         kind,
 		SupTarget:    supTarget,
 		Data:         c.String("data"),
@@ -128,7 +131,7 @@ func trainConfig(c *cli.Context) (training.Config, error) {
 		ValidTargets: c.String("valid-targets"),
 		Params:       p,
 		Out:          c.String("out"),
-		Load:         func(path string) (*data.Dataset, error) { return loadFile(c, path) },
+		Read:         read,
 		Progress:     os.Stderr,
 	}, nil
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/piopt/piopt/internal/lab/experiment"
-	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -24,7 +24,6 @@ func experimentFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
 		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},
-		&cli.IntFlag{Name: "random-samples", Value: ranker.DefaultRandomSamples, Usage: "unused: random NDCG and ERR are exact expectations (`N` kept so that old scripts run)"},
 		&cli.StringFlag{Name: "out", Required: true, Usage: "output `DIR`: summary.json, report.html, and every stage's cached targets, models and results"},
 		&cli.BoolFlag{Name: "assemble-train", Usage: "fold K without a training file trains on the other folds' test files concatenated from fold K+1 on, wrapping round, leaving out one identical to its own validation or test file: LETOR's rotation, where fold K trains on parts K..K+2 of 5, validates on K+3 and tests on K+4, so this rebuilds its train.txt byte for byte (all 4 other parts would train on the validation set); written once to OUT/foldK/train-assembled-KEY.txt"},
 	}
@@ -53,8 +52,6 @@ func checkExperimentCounts(c *cli.Context) error {
 		return fmt.Errorf("--samples %d: must be ≥ 1", c.Int64("samples"))
 	case c.Int64("valid-samples") < 0:
 		return fmt.Errorf("--valid-samples %d: must be ≥ 1 (or 0, the default: --samples scaled by the folds' query counts)", c.Int64("valid-samples"))
-	case c.Int("random-samples") < 0:
-		return fmt.Errorf("--random-samples %d: must be ≥ 1 (or 0: %d)", c.Int("random-samples"), ranker.DefaultRandomSamples)
 	}
 	return nil
 }
@@ -71,4 +68,26 @@ func experimentGrid(c *cli.Context, cfg *experiment.Config) error {
 	}
 	cfg.Grid = g
 	return cfg.CheckGrid()
+}
+
+// DefaultPILearningRate is PI-OPT's shrinkage in experiment unless
+// --pi-learning-rate, --learning-rate or --preset paper is given. Selecting
+// rounds by the value estimate, a smaller step leaves the validation curve
+// less room to peak early on a few trees (docs/results.md, "Choosing models
+// without labels"); SUP keeps --learning-rate.
+const DefaultPILearningRate = 0.05
+
+// piLearningRate reads PI-OPT's learning rate: 0 follows --learning-rate.
+func piLearningRate(c *cli.Context) (float64, error) {
+	if !c.IsSet("pi-learning-rate") {
+		if c.IsSet("learning-rate") || c.String("preset") == "paper" {
+			return 0, nil
+		}
+		return DefaultPILearningRate, nil
+	}
+	v := c.Float64("pi-learning-rate")
+	if !(v > 0) || math.IsInf(v, 0) {
+		return 0, fmt.Errorf("--pi-learning-rate %v: must be positive", v)
+	}
+	return v, nil
 }

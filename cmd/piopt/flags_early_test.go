@@ -46,7 +46,9 @@ func TestNumericFlagsRefusedBeforeWork(t *testing.T) {
 		{[]string{"synth", "--threads", "-1", "--out", none + ".d"}, "--threads -1: must be ≥ 0 (0: all cores)"},
 		{[]string{"predict", "--data", none, "--model", none, "--out", ""}, "--out: empty file name"},
 		{append(ex, "--valid-samples", "-1"), "--valid-samples -1: must be ≥ 1"},
-		{append(ex, "--random-samples", "-1"), "--random-samples -1: must be ≥ 1"},
+		// --random-samples (unused since random ERR became exact) is gone.
+		{append(ex, "--random-samples", "1000"), "unknown flag --random-samples"},
+		{[]string{"rank", "--data", none, "--model", none, "--random-samples", "1000"}, "unknown flag --random-samples"},
 		{append(ex, "--samples", "0"), "--samples 0: must be ≥ 1"},
 		{append(ex, "--only-folds", "1,1"), `--only-folds "1,1": fold 1 given twice`},
 	} {

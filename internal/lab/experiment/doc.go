@@ -5,7 +5,7 @@
 // impute PI targets φ̂ = Γ_μ,x† θ̂_x, train PI-OPT on them, train SUP on the
 // training labels (once per fold), optionally a LambdaMART anchor, and
 // score the test fold's slates of every model against uniformly random
-// slates (ranker.PolicyRandom).
+// slates (pipeline.PolicyRandom).
 //
 // Every stage writes its result (targets, models, fold results) atomically
 // under the output folder, named by a hash of everything it depends on, so

@@ -19,6 +19,7 @@ import (
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
@@ -26,7 +27,7 @@ import (
 )
 
 // Policy names in results, as in the paper's Table 1; uniformly random
-// slates are ranker.PolicyRandom.
+// slates are pipeline.PolicyRandom.
 const (
 	PIOPT      = "pi-opt"
 	SUP        = "sup"
@@ -70,9 +71,6 @@ type Config struct {
 	Slate        ranker.SlateMethod
 	Conventions  eval.Conventions // MaxRel 0: the highest grade of the data
 	Read         data.ReadOptions
-	// RandomSamples is unused (random ERR is exact); kept in the cache keys
-	// and summary of older runs.
-	RandomSamples int
 	// Log receives one line per finished stage; nil is silent.
 	Log io.Writer
 	// Progress receives progress bars (shown only on a terminal).
@@ -92,7 +90,7 @@ type FoldResult struct {
 	Fold    int                           `json:"fold"`
 	Values  map[string]map[string]float64 `json:"values"`
 	Stderr  map[string]float64            `json:"random_stderr"`             // 0: random ERR is exact (once a Monte Carlo error)
-	Greedy  *ranker.SlateComparison       `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
+	Greedy  *pipeline.SlateComparison     `json:"greedy_vs_exact,omitempty"` // first PI-OPT model
 	Seconds map[string]float64            `json:"seconds"`                   // wall time per stage run (0: reused)
 	// Selection records, per PI-OPT model selected by value, the estimate
 	// of every round and the round kept.
@@ -154,8 +152,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	if cfg.Samples < 1 {
 		return nil, fmt.Errorf("experiment: samples %d < 1", cfg.Samples)
 	}
-	if cfg.ValidSamples < 0 || cfg.RandomSamples < 0 {
-		return nil, fmt.Errorf("experiment: valid samples %d or random samples %d < 0", cfg.ValidSamples, cfg.RandomSamples)
+	if cfg.ValidSamples < 0 {
+		return nil, fmt.Errorf("experiment: valid samples %d < 0", cfg.ValidSamples)
 	}
 	if len(cfg.Metrics) == 0 {
 		cfg.Metrics = []eval.Kind{eval.KindNDCG, eval.KindERR}
@@ -225,7 +223,7 @@ type runner struct {
 }
 
 func (r *runner) policies() []string {
-	p := []string{PIOPT, SUP, ranker.PolicyRandom}
+	p := []string{PIOPT, SUP, pipeline.PolicyRandom}
 	if r.cfg.LambdaMART {
 		p = append(p, LambdaMART)
 	}
@@ -378,6 +376,11 @@ func (c Config) candidatesKey() []any {
 	return []any{"candidates-by", c.CandidatesBy}
 }
 
+// keyRandomSamples stands in the result keys where the number of Monte
+// Carlo slates behind random ERR stood (always 1000 from the command line)
+// before random ERR became exact, so that finished results keep their keys.
+const keyRandomSamples = 1000
+
 // key hashes the parts a stage depends on into a short name
 // (provenance.Key, evaluate-grid's settings hash too).
 func key(parts ...any) string { return provenance.Key(parts...) }
@@ -413,7 +416,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	fr.trainID, fr.valiID, fr.testID = fileID(f.Train), fileID(f.Vali), fileID(f.Test)
 	fr.readKey = r.readKey()
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
-		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, c.RandomSamples, c.Metrics}
+		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, keyRandomSamples, c.Metrics}
 	parts = append(parts, c.candidatesKey()...)
 	// Results cached while random ERR was a Monte Carlo estimate hold
 	// other random values: they are not reused.
@@ -477,7 +480,9 @@ func (r *runner) trainSUP(ctx context.Context, fr *foldRun) error {
 	c := r.cfg
 	supPath := filepath.Join(fr.dir, "sup-"+key("sup", fr.trainID, fr.valiID, fr.readKey, c.Params, c.SupTarget)+".model")
 	sup, err := r.trainStage(ctx, fr, "sup", supPath, c.Params, nil, c.Params.EarlyStopping > 0,
-		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.SUP(ds, c.SupTarget) })
+		func(ds *data.Dataset, _ bool) (*features.Matrix, error) {
+			return pipeline.Matrix(features.KindSUP, c.SupTarget, ds, nil)
+		})
 	if err != nil {
 		return err
 	}
@@ -494,7 +499,9 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 	p.EvalMetric = fmt.Sprintf("ndcg@%d", c.Slots)
 	lmPath := filepath.Join(fr.dir, "lambdamart-"+key("lambdamart", fr.trainID, fr.valiID, fr.readKey, p)+".model")
 	lm, err := r.trainStage(ctx, fr, "lambdamart", lmPath, p, nil, p.EarlyStopping > 0,
-		func(ds *data.Dataset, _ bool) (*features.Matrix, error) { return features.LambdaMART(ds) })
+		func(ds *data.Dataset, _ bool) (*features.Matrix, error) {
+			return pipeline.Matrix(features.KindLambdaMART, 0, ds, nil)
+		})
 	if err != nil {
 		return err
 	}
@@ -541,9 +548,9 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 	}
 	build := func(ds *data.Dataset, vali bool) (*features.Matrix, error) {
 		if vali {
-			return features.PIOPT(ds, vg)
+			return pipeline.Matrix(features.KindPIOPT, 0, ds, vg)
 		}
-		return features.PIOPT(ds, tg)
+		return pipeline.Matrix(features.KindPIOPT, 0, ds, tg)
 	}
 	if len(c.Grid.Settings) > 0 {
 		return r.trainGrid(ctx, fr, k, tKey, vKey, value, build)
@@ -567,9 +574,9 @@ func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
 	}
 	start := time.Now()
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: rank test", fr.f.Number), 0, "docs")
-	rep, err := ranker.Evaluate(ctx, test, fr.models, ranker.EvalOptions{
+	rep, err := pipeline.RankModels(ctx, test, fr.models, pipeline.RankOptions{
 		Slots: c.Slots, Slate: c.Slate, Metrics: c.Metrics, Conventions: c.Conventions,
-		RandomSamples: c.RandomSamples, Seed: c.Seed, Names: fr.names, Progress: bar.Add,
+		Seed: c.Seed, Names: fr.names, Progress: bar.Add,
 	})
 	bar.Done()
 	if err != nil {
@@ -580,9 +587,9 @@ func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
 	for _, k := range c.Metrics {
 		name := r.metric(k).Name()
 		v := map[string]float64{
-			SUP:                 rep.Mean[name][SUP],
-			ranker.PolicyRandom: rep.Mean[name][ranker.PolicyRandom],
-			PIOPT:               rep.Mean[name][PIOPT+"-"+k.String()],
+			SUP:                   rep.Mean[name][SUP],
+			pipeline.PolicyRandom: rep.Mean[name][pipeline.PolicyRandom],
+			PIOPT:                 rep.Mean[name][PIOPT+"-"+k.String()],
 		}
 		if c.LambdaMART {
 			v[LambdaMART] = rep.Mean[name][LambdaMART]
@@ -612,7 +619,7 @@ func foldLine(res *FoldResult, c Config) string {
 	for _, k := range c.Metrics {
 		name := eval.Metric{Kind: k, K: c.Slots}.Name()
 		v := res.Values[name]
-		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[ranker.PolicyRandom])
+		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[pipeline.PolicyRandom])
 		if c.LambdaMART {
 			s += fmt.Sprintf(" lambdamart %.4f", v[LambdaMART])
 		}
@@ -633,29 +640,21 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 	}
 	start := time.Now()
-	setup := policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy}
-	cands, err := setup.Candidates(ctx, ds, policy.Options{})
-	if err != nil {
-		return nil, err
-	}
-	sim := &impute.Simulation{Candidates: cands, Logging: setup.Logging, Slots: setup.Slots, Seed: seed,
-		Reward: eval.NewScorer(m, cands.Labels(), cands.Offsets())}
+	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: true,
+		Setup: policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy}}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: simulate %s on %s", f.Number, m.Name(), filepath.Base(ds.Source)), n, "samples")
-	st, err := sim.Stats(ctx, n, 0, bar.Add)
+	st, gammas, header, err := pipeline.SimulateStats(ctx, ds, spec, bar.Add)
 	bar.Done()
 	if err != nil {
 		return nil, err
 	}
-	header := setup.Header(ds.Source, ds, m, n, seed)
 	// The targets file and the PI-OPT model (whose metadata copies this
 	// header) are outputs that later runs reuse by keys not covering the
 	// header, so its bytes are frozen: the experiment's header has never
 	// carried empty-query-ndcg= (the conventions are in the keys instead),
 	// and adding it would make a fresh run differ from a resumed one.
 	delete(header, "empty-query-ndcg")
-	header["per-sample"] = strconv.FormatBool(r.cfg.PerSample)
-	gammas := impute.NewGammaCache(setup.Logging, impute.GammaOptions{})
-	tg, err := impute.ComputeTargets(ctx, st, gammas, impute.TargetOptions{PerSample: r.cfg.PerSample, Header: header})
+	tg, err := pipeline.Targets(ctx, st, gammas, header, r.cfg.PerSample)
 	if err != nil {
 		return nil, err
 	}
@@ -698,39 +697,41 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 			return nil, err
 		}
 	}
-	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: train %s", f.Number, what), int64(p.Trees), "trees")
-	model, err := trainer.TrainSelect(ctx, tm, vm, value, p, func(rd trainer.Round) {
-		if value != nil {
-			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g, valid %s %.4f [%.4f, %.4f], best %.4f @%d)", f.Number, what,
-				rd.Metric, rd.Train, rd.ValidMetric, rd.Valid, rd.ValidLo, rd.ValidHi, rd.BestValid, rd.Best+1))
-		} else {
-			bar.Status(fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", f.Number, what, rd.Metric, rd.Train, rd.Valid))
-		}
-		bar.Expect(progress.RoundsEnd(p.Trees, rd.Best, p.EarlyStopping))
-		bar.Add(1)
-	})
-	bar.Done()
+	// The selection record is written before the model, so that a model
+	// on disk always has its record beside it.
+	var sel *Selection
+	model, err := pipeline.Fit(ctx, pipeline.FitConfig{Train: tm, Valid: vm, Value: value, Params: p, Out: path,
+		Progress: r.progressWriter(), Label: fmt.Sprintf("fold %d: train %s", f.Number, what), Unit: "trees",
+		Status: func(rd trainer.Round) string { return stageStatus(f.Number, what, value != nil, rd) },
+		BeforeSave: func(m *trainer.Model) error {
+			if value == nil {
+				return nil
+			}
+			sel = newSelection(m)
+			return writeSelection(path, sel)
+		}})
 	if err != nil {
 		return nil, err
 	}
 	defer model.Close()
-	if value != nil {
-		// Written before the model, so that a model on disk always has
-		// its selection record beside it.
-		sel := newSelection(model)
-		if err := writeSelection(path, sel); err != nil {
-			return nil, err
-		}
+	if sel != nil {
 		res.Selection[what] = sel
-	}
-	if err := model.Save(path); err != nil {
-		return nil, err
 	}
 	sec := time.Since(start).Seconds()
 	res.Seconds["train "+what] = sec
 	r.logf("fold %d: trained %s (%d rows, %d trees) in %.1fs", f.Number, what, tm.Rows, model.Rounds, sec)
 	// Ranking reads the saved file, as a later run reusing it would.
 	return ranker.LoadModel(path)
+}
+
+// stageStatus is the progress status of a fold's training stage after
+// round rd: with the value estimate's interval when selecting by value.
+func stageStatus(fold int, what string, byValue bool, rd trainer.Round) string {
+	if byValue {
+		return fmt.Sprintf("fold %d: train %s (%s train %.4g, valid %s %.4f [%.4f, %.4f], best %.4f @%d)", fold, what,
+			rd.Metric, rd.Train, rd.ValidMetric, rd.Valid, rd.ValidLo, rd.ValidHi, rd.BestValid, rd.Best+1)
+	}
+	return fmt.Sprintf("fold %d: train %s (%s train %.4g valid %.4g)", fold, what, rd.Metric, rd.Train, rd.Valid)
 }
 
 // pioptParams are the training parameters of PI-OPT: Params with its own

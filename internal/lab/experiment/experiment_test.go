@@ -20,7 +20,7 @@ import (
 	"github.com/piopt/piopt/data/synth"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/ranker"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/trainer"
 )
 
@@ -74,8 +74,8 @@ func TestRunLearnsAndResumes(t *testing.T) {
 		for _, m := range []string{"ndcg@3", "err@3"} {
 			v := f.Values[m]
 			for _, p := range []string{PIOPT, SUP, LambdaMART} {
-				if !(v[p] > v[ranker.PolicyRandom]+0.1) {
-					t.Errorf("fold %d %s: %s = %.4f, not clearly above random %.4f", f.Fold, m, p, v[p], v[ranker.PolicyRandom])
+				if !(v[p] > v[pipeline.PolicyRandom]+0.1) {
+					t.Errorf("fold %d %s: %s = %.4f, not clearly above random %.4f", f.Fold, m, p, v[p], v[pipeline.PolicyRandom])
 				}
 			}
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 )
@@ -284,7 +285,7 @@ func (r *runner) trainGrid(ctx context.Context, fr *foldRun, k eval.Kind, tKey, 
 
 // scoreGrid records every grid point's test value and the point best by
 // the test labels, for reference only.
-func (r *runner) scoreGrid(fr *foldRun, rep *ranker.Report) {
+func (r *runner) scoreGrid(fr *foldRun, rep *pipeline.RankReport) {
 	for _, gr := range fr.grids {
 		name := r.metric(gr.k).Name()
 		for i := range gr.res.Points {

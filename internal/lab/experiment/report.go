@@ -9,12 +9,12 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/report"
-	"github.com/piopt/piopt/ranker"
 )
 
 // policyTitle is how a policy is written in tables, as in the paper.
-var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", ranker.PolicyRandom: "random", LambdaMART: "LambdaMART"}
+var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", pipeline.PolicyRandom: "random", LambdaMART: "LambdaMART"}
 
 // cell is a table's entry for metric m and policy p: the mean ± standard
 // deviation across folds, or with one fold its value alone (a deviation

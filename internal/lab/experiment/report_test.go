@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 )
@@ -68,9 +69,9 @@ func TestTreesLine(t *testing.T) {
 func TestOneFoldTable(t *testing.T) {
 	s := &Summary{
 		Conventions: ranker.ConventionsJSON{Text: "conv"},
-		Metrics:     []string{"ndcg@3", "err@3"}, Policies: []string{PIOPT, SUP, ranker.PolicyRandom},
-		Mean: map[string]map[string]float64{"ndcg@3": {PIOPT: 0.51234, SUP: 0.4, ranker.PolicyRandom: 0.25},
-			"err@3": {PIOPT: 0.3, SUP: 0.29996, ranker.PolicyRandom: 0.1}},
+		Metrics:     []string{"ndcg@3", "err@3"}, Policies: []string{PIOPT, SUP, pipeline.PolicyRandom},
+		Mean: map[string]map[string]float64{"ndcg@3": {PIOPT: 0.51234, SUP: 0.4, pipeline.PolicyRandom: 0.25},
+			"err@3": {PIOPT: 0.3, SUP: 0.29996, pipeline.PolicyRandom: 0.1}},
 		Std:   map[string]map[string]float64{"ndcg@3": {}, "err@3": {}},
 		Folds: []FoldResult{{Fold: 3}},
 	}

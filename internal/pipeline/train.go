@@ -1,4 +1,4 @@
-package training
+package pipeline
 
 import (
 	"context"
@@ -13,10 +13,10 @@ import (
 	"github.com/piopt/piopt/trainer"
 )
 
-// Config is one training run. The caller has checked that the files fit the
-// kind: Targets and ValidTargets only for PI-OPT, ValidTargets exactly when
-// ValidData.
-type Config struct {
+// TrainConfig is one run of piopt train. The caller has checked that the
+// files fit the kind: Targets and ValidTargets only for PI-OPT,
+// ValidTargets exactly when ValidData.
+type TrainConfig struct {
 	Kind      string             // features.KindPIOPT, KindSUP or KindLambdaMART
 	SupTarget features.SupTarget // SUP's regression target
 	Data      string             // training LETOR file
@@ -25,17 +25,15 @@ type Config struct {
 	// PI-OPT targets.
 	ValidData, ValidTargets string
 	Params                  trainer.Params
-	Out                     string // model file
-	// Load reads a LETOR file; the caller chooses the read options and the
-	// progress display.
-	Load func(path string) (*data.Dataset, error)
-	// Progress receives the round-by-round progress bar (shown only on a
-	// terminal).
+	Out                     string           // model file
+	Read                    data.ReadOptions // how the LETOR files are read
+	// Progress receives the reading and round-by-round progress bars
+	// (shown only on a terminal).
 	Progress io.Writer
 }
 
-// Result summarises a finished run.
-type Result struct {
+// TrainResult summarises a finished run.
+type TrainResult struct {
 	Kind       string
 	Rows, Cols int  // of the training matrix
 	Validated  bool // trained with a validation set
@@ -56,7 +54,7 @@ type Result struct {
 }
 
 // String is the one-line summary piopt train prints.
-func (r *Result) String() string {
+func (r *TrainResult) String() string {
 	s := fmt.Sprintf("train: %s model on %d×%d rows, %d rounds", r.Kind, r.Rows, r.Cols, r.Trained)
 	if r.Validated {
 		s += fmt.Sprintf(", best %d (valid %s %.6g)", r.Best+1, r.Metric, r.BestScore)
@@ -71,17 +69,21 @@ func (r *Result) String() string {
 
 // trainMetric names the training metric: the validation one, unless the
 // rounds were selected by value.
-func (r *Result) trainMetric() string {
+func (r *TrainResult) trainMetric() string {
 	if len(r.History) > 0 {
 		return r.History[0].Metric
 	}
 	return r.Metric
 }
 
-// Run trains the model of cfg and saves it to cfg.Out.
-func Run(ctx context.Context, cfg Config) (*Result, error) {
-	res := &Result{Out: cfg.Out}
-	train, valid, err := matrices(cfg, res)
+// Train reads the LETOR file (and, for PI-OPT, the imputed targets φ̄
+// written by Impute), builds the design matrix of the model kind, fits
+// XGBoost with an optional validation set and saves the model atomically.
+// It keeps the process's memory peak low and times piopt's own work apart
+// from XGBoost's.
+func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
+	res := &TrainResult{Out: cfg.Out}
+	train, valid, err := matrices(ctx, cfg, res)
 	if err != nil {
 		return nil, err
 	}
@@ -101,27 +103,12 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 		}
 		res.validTargets = nil
 	}
-	bar := progress.New(cfg.Progress, "train", int64(p.Trees), "rounds")
-	model, err := trainer.TrainSelect(ctx, train, valid, value, p, func(r trainer.Round) {
-		s := fmt.Sprintf("train %s %.5g", r.Metric, r.Train)
-		switch {
-		case !math.IsNaN(r.ValidLo):
-			s += fmt.Sprintf(", valid %s %.4f [%.4f, %.4f] (best %.4f @%d)", r.ValidMetric, r.Valid, r.ValidLo, r.ValidHi, r.BestValid, r.Best+1)
-		case !math.IsNaN(r.Valid):
-			s += fmt.Sprintf(", valid %.5g (best %.5g @%d)", r.Valid, r.BestValid, r.Best+1)
-		}
-		bar.Status(s)
-		bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
-		bar.Add(1)
-	})
-	bar.Done()
+	model, err := Fit(ctx, FitConfig{Train: train, Valid: valid, Value: value, Params: p, Out: cfg.Out,
+		Progress: cfg.Progress, Label: "train", Unit: "rounds", Status: roundStatus})
 	if err != nil {
 		return nil, err
 	}
 	defer model.Close()
-	if err := model.Save(cfg.Out); err != nil {
-		return nil, err
-	}
 	res.Kind, res.Trained, res.Rounds = model.Meta.Kind, model.Trained, model.Rounds
 	res.Best, res.Metric, res.BestScore = model.BestIteration, model.Metric, model.BestScore
 	res.LastTrain = model.History[len(model.History)-1].Train
@@ -130,16 +117,72 @@ func Run(ctx context.Context, cfg Config) (*Result, error) {
 	return res, nil
 }
 
+// roundStatus is train's progress status after round r.
+func roundStatus(r trainer.Round) string {
+	s := fmt.Sprintf("train %s %.5g", r.Metric, r.Train)
+	switch {
+	case !math.IsNaN(r.ValidLo):
+		s += fmt.Sprintf(", valid %s %.4f [%.4f, %.4f] (best %.4f @%d)", r.ValidMetric, r.Valid, r.ValidLo, r.ValidHi, r.BestValid, r.Best+1)
+	case !math.IsNaN(r.Valid):
+		s += fmt.Sprintf(", valid %.5g (best %.5g @%d)", r.Valid, r.BestValid, r.Best+1)
+	}
+	return s
+}
+
+// FitConfig is one model fit: the design matrices, the value estimate
+// choosing the round (nil: the validation metric), the parameters, the
+// model file, and the progress bar's writer, label, unit and status line.
+type FitConfig struct {
+	Train, Valid *features.Matrix
+	Value        *trainer.SlateValue
+	Params       trainer.Params
+	Out          string
+	Progress     io.Writer
+	Label, Unit  string
+	Status       func(trainer.Round) string
+	// BeforeSave, when not nil, is called with the model before it is
+	// saved (a record that must exist beside every saved model).
+	BeforeSave func(*trainer.Model) error
+}
+
+// Fit trains a model on cfg's matrices and saves it to cfg.Out: the one
+// training step of every PI-OPT, SUP and LambdaMART model. The caller
+// closes the model.
+func Fit(ctx context.Context, cfg FitConfig) (*trainer.Model, error) {
+	p := cfg.Params
+	bar := progress.New(cfg.Progress, cfg.Label, int64(p.Trees), cfg.Unit)
+	model, err := trainer.TrainSelect(ctx, cfg.Train, cfg.Valid, cfg.Value, p, func(r trainer.Round) {
+		bar.Status(cfg.Status(r))
+		bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
+		bar.Add(1)
+	})
+	bar.Done()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.BeforeSave != nil {
+		if err := cfg.BeforeSave(model); err != nil {
+			model.Close()
+			return nil, err
+		}
+	}
+	if err := model.Save(cfg.Out); err != nil {
+		model.Close()
+		return nil, err
+	}
+	return model, nil
+}
+
 // matrices reads the training (and validation) files and builds their
 // design matrices, timing both steps into res.
-func matrices(cfg Config, res *Result) (train, valid *features.Matrix, err error) {
-	if train, err = matrix(cfg, cfg.Data, cfg.Targets, res, false); err != nil {
+func matrices(ctx context.Context, cfg TrainConfig, res *TrainResult) (train, valid *features.Matrix, err error) {
+	if train, err = matrix(ctx, cfg, cfg.Data, cfg.Targets, res, false); err != nil {
 		return nil, nil, err
 	}
 	if cfg.ValidData == "" {
 		return train, nil, nil
 	}
-	if valid, err = matrix(cfg, cfg.ValidData, cfg.ValidTargets, res, cfg.Params.SelectBy == trainer.SelectValue); err != nil {
+	if valid, err = matrix(ctx, cfg, cfg.ValidData, cfg.ValidTargets, res, cfg.Params.SelectBy == trainer.SelectValue); err != nil {
 		return nil, nil, err
 	}
 	if cfg.Kind == features.KindPIOPT && valid.Meta.Slots != train.Meta.Slots {
@@ -148,9 +191,9 @@ func matrices(cfg Config, res *Result) (train, valid *features.Matrix, err error
 	return train, valid, nil
 }
 
-func matrix(cfg Config, path, targets string, res *Result, keepTargets bool) (*features.Matrix, error) {
+func matrix(ctx context.Context, cfg TrainConfig, path, targets string, res *TrainResult, keepTargets bool) (*features.Matrix, error) {
 	start := time.Now()
-	ds, err := cfg.Load(path)
+	ds, err := load(ctx, path, cfg.Read, cfg.Progress)
 	if err != nil {
 		return nil, err
 	}
@@ -166,9 +209,16 @@ func matrix(cfg Config, path, targets string, res *Result, keepTargets bool) (*f
 	res.Reading += time.Since(start)
 	start = time.Now()
 	defer func() { res.Building += time.Since(start) }()
-	switch cfg.Kind {
+	return Matrix(cfg.Kind, cfg.SupTarget, ds, t)
+}
+
+// Matrix builds the design matrix of a model kind on ds: PI-OPT's rows
+// [f(x,a); onehot(j)] with the targets t, SUP's f(x,a) with its target, or
+// LambdaMART's f(x,a) with the labels.
+func Matrix(kind string, sup features.SupTarget, ds *data.Dataset, t *data.Targets) (*features.Matrix, error) {
+	switch kind {
 	case features.KindSUP:
-		return features.SUP(ds, cfg.SupTarget)
+		return features.SUP(ds, sup)
 	case features.KindLambdaMART:
 		return features.LambdaMART(ds)
 	}
@@ -177,7 +227,7 @@ func matrix(cfg Config, path, targets string, res *Result, keepTargets bool) (*f
 
 // JSON is the run as train --json writes it: the model kept and every
 // round's values (null where a round has none).
-func (r *Result) JSON() any {
+func (r *TrainResult) JSON() any {
 	num := func(v float64) any {
 		if math.IsNaN(v) || math.IsInf(v, 0) {
 			return nil

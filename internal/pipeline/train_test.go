@@ -1,4 +1,4 @@
-package training
+package pipeline
 
 import (
 	"testing"
@@ -9,8 +9,8 @@ import (
 
 // The summary line is piopt train's output: its wording and number formats
 // are fixed.
-func TestResultString(t *testing.T) {
-	r := Result{Kind: "pi-opt", Rows: 1200, Cols: 139, Validated: true, Trained: 80, Rounds: 31, Best: 30,
+func TestTrainResultString(t *testing.T) {
+	r := TrainResult{Kind: "pi-opt", Rows: 1200, Cols: 139, Validated: true, Trained: 80, Rounds: 31, Best: 30,
 		Metric: "rmse", BestScore: 0.123456789, LastTrain: 0.1, Out: "pi.model",
 		Reading: 1234567 * time.Microsecond, Building: 2 * time.Millisecond,
 		Timing: trainer.Timing{Matrix: 499 * time.Microsecond, Boost: 3*time.Second + 500*time.Microsecond}}
@@ -21,7 +21,7 @@ func TestResultString(t *testing.T) {
 	}
 	// Without validation there is no best round; without truncation no
 	// "kept".
-	r = Result{Kind: "sup", Rows: 10, Cols: 5, Trained: 20, Rounds: 20, Metric: "rmse", LastTrain: 2.5, Out: "sup.json"}
+	r = TrainResult{Kind: "sup", Rows: 10, Cols: 5, Trained: 20, Rounds: 20, Metric: "rmse", LastTrain: 2.5, Out: "sup.json"}
 	want = "train: sup model on 10×5 rows, 20 rounds, train rmse 2.5; reading 0s, features 0s, XGBoost matrices 0s, boosting 0s → sup.json"
 	if got := r.String(); got != want {
 		t.Errorf("unvalidated:\n got %s\nwant %s", got, want)

@@ -1,4 +1,4 @@
-package ranker
+package pipeline
 
 import (
 	"bytes"
@@ -8,12 +8,16 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/data/xgbmodel"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
 	"github.com/piopt/piopt/internal/xgbmodeltest"
+	"github.com/piopt/piopt/ranker"
 )
 
 // exactRandomERR enumerates every ordered slate of min(k, m) documents: an
@@ -44,22 +48,22 @@ func exactRandomERR(labels []uint8, k int, c eval.Conventions) float64 {
 	return sum / float64(n)
 }
 
-func evalFixture(t *testing.T) (*Model, *Model) {
-	pi := handPIOPT(t, "binary")
+func evalFixture(t *testing.T) (*ranker.Model, *ranker.Model) {
+	pi := handPIOPT(t)
 	// SUP: score = feature 2 ≥ 5.
-	sup, err := ParseModel(xgbmodeltest.JSON(newXGB(features.KindSUP, 2, 0, 0, xgbmodeltest.Stump(2, 1, 5, 0, 1))), "sup.json")
+	sup, err := ranker.ParseModel(xgbmodeltest.JSON(newXGB(features.KindSUP, 2, 0, 0, xgbmodeltest.Stump(2, 1, 5, 0, 1))), "sup.json")
 	if err != nil {
 		t.Fatal(err)
 	}
 	return pi, sup
 }
 
-func TestEvaluate(t *testing.T) {
+func TestRankModels(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ds := testDataset(rng, 2, 6, 4, 2, 1, 8, 3)
 	pi, sup := evalFixture(t)
 	conv := eval.Conventions{MaxRel: 4}
-	rep, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: conv, Seed: 7, RandomSamples: 4000, Threads: 2})
+	rep, err := RankModels(context.Background(), ds, []*ranker.Model{pi, sup}, RankOptions{Conventions: conv, Seed: 7, Threads: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,15 +106,15 @@ func TestEvaluate(t *testing.T) {
 			t.Errorf("random %s is exact: stderr %v (present %v), want 0", m, se, ok)
 		}
 	}
-	if rep.RandomSamples != 4000 || rep.Seed != 7 {
-		t.Errorf("random samples %d, seed %d: not recorded", rep.RandomSamples, rep.Seed)
+	if rep.Seed != 7 {
+		t.Errorf("seed %d: not recorded", rep.Seed)
 	}
 	if rep.GreedyVsExact == nil || rep.GreedyVsExact.Queries != 6 {
 		t.Fatalf("greedy vs exact: %+v", rep.GreedyVsExact)
 	}
 
 	// Same seed, same report.
-	rep2, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: conv, Seed: 7, RandomSamples: 4000, Threads: 1})
+	rep2, err := RankModels(context.Background(), ds, []*ranker.Model{pi, sup}, RankOptions{Conventions: conv, Seed: 7, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,26 +124,26 @@ func TestEvaluate(t *testing.T) {
 		t.Error("same seed, different summaries")
 	}
 
-	// RandomSamples and Seed are only recorded: random values do not move.
-	rep3, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: conv, Seed: 99, Threads: 1})
+	// Seed is only recorded: random values do not move.
+	rep3, err := RankModels(context.Background(), ds, []*ranker.Model{pi, sup}, RankOptions{Conventions: conv, Seed: 99, Threads: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep3.RandomSamples != DefaultRandomSamples || rep3.Seed != 99 {
-		t.Errorf("random samples %d (want default %d), seed %d", rep3.RandomSamples, DefaultRandomSamples, rep3.Seed)
+	if rep3.Seed != 99 {
+		t.Errorf("seed %d", rep3.Seed)
 	}
 	for _, m := range []string{"ndcg@3", "err@3"} {
 		if !slices.Equal(rep3.PerQuery[m]["random"], rep.PerQuery[m]["random"]) || rep3.Mean[m]["random"] != rep.Mean[m]["random"] {
-			t.Errorf("%s: random values depend on the seed or sample count", m)
+			t.Errorf("%s: random values depend on the seed", m)
 		}
 	}
 }
 
-func TestReportJSON(t *testing.T) {
+func TestRankReportJSON(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	ds := testDataset(rng, 2, 6, 4, 2)
 	pi, sup := evalFixture(t)
-	rep, err := Evaluate(context.Background(), ds, []*Model{pi, sup}, EvalOptions{Conventions: eval.Conventions{MaxRel: 4}, Slate: SlateExact})
+	rep, err := RankModels(context.Background(), ds, []*ranker.Model{pi, sup}, RankOptions{Conventions: eval.Conventions{MaxRel: 4}, Slate: ranker.SlateExact})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +171,7 @@ func TestReportJSON(t *testing.T) {
 			}
 		}
 	}
-	if got["err@3_random_stderr"] != 0.0 || got["random_samples"] != float64(DefaultRandomSamples) || got["seed"] != 0.0 {
+	if got["err@3_random_stderr"] != 0.0 || got["random_samples"] != 1000.0 || got["seed"] != 0.0 {
 		t.Errorf("random ERR is exact: stderr %v, random_samples %v, seed %v", got["err@3_random_stderr"], got["random_samples"], got["seed"])
 	}
 	c := got["conventions"].(map[string]any)
@@ -179,7 +183,7 @@ func TestReportJSON(t *testing.T) {
 	}
 
 	var tsv bytes.Buffer
-	if err := WritePerQuery(&tsv, ds, rep); err != nil {
+	if err := rep.WritePerQuery(&tsv, ds); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(tsv.String(), "\n"), "\n")
@@ -199,28 +203,75 @@ func TestReportJSON(t *testing.T) {
 	}
 }
 
-func TestEvaluateErrors(t *testing.T) {
+func TestRankModelsErrors(t *testing.T) {
 	ds := testDataset(rand.New(rand.NewPCG(1, 2)), 2, 3)
 	pi, _ := evalFixture(t)
-	if _, err := Evaluate(context.Background(), ds, []*Model{pi, pi}, EvalOptions{}); err == nil {
+	if _, err := RankModels(context.Background(), ds, []*ranker.Model{pi, pi}, RankOptions{}); err == nil {
 		t.Error("two pi-opt models: no error")
 	}
-	if _, err := Evaluate(context.Background(), ds, []*Model{pi}, EvalOptions{Slots: 4}); err == nil {
+	if _, err := RankModels(context.Background(), ds, []*ranker.Model{pi}, RankOptions{Slots: 4}); err == nil {
 		t.Error("4 slots from a 3-slot model: no error")
 	}
 }
 
-func TestEvaluateNames(t *testing.T) {
+func TestRankModelsNames(t *testing.T) {
 	ds := testDataset(rand.New(rand.NewPCG(1, 2)), 2, 3, 5)
 	pi, _ := evalFixture(t)
-	rep, err := Evaluate(context.Background(), ds, []*Model{pi, pi}, EvalOptions{Names: []string{"pi-opt-ndcg", "pi-opt-err"}})
+	rep, err := RankModels(context.Background(), ds, []*ranker.Model{pi, pi}, RankOptions{Names: []string{"pi-opt-ndcg", "pi-opt-err"}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(rep.Policies, ",") != "pi-opt-ndcg,pi-opt-err,random" || rep.Mean["ndcg@3"]["pi-opt-ndcg"] != rep.Mean["ndcg@3"]["pi-opt-err"] {
 		t.Errorf("policies %v, means %v", rep.Policies, rep.Mean)
 	}
-	if _, err := Evaluate(context.Background(), ds, []*Model{pi}, EvalOptions{Names: []string{"random"}}); err == nil {
+	if _, err := RankModels(context.Background(), ds, []*ranker.Model{pi}, RankOptions{Names: []string{"random"}}); err == nil {
 		t.Error("a model named random: no error")
 	}
+}
+
+// Test helpers, as ranker's: hand-made XGBoost models (written in XGBoost
+// 1.7's own layouts by xgbmodeltest) carrying piopt's metadata, and
+// datasets.
+
+// newXGB returns a regression model of the given trees with piopt's
+// metadata for kind, features and slots.
+func newXGB(kind string, nfeat, slots int, base float32, trees ...xgbmodel.Tree) *xgbmodel.Model {
+	return &xgbmodel.Model{
+		BaseScore: base, NumFeature: uint32(nfeat + slots),
+		Objective: "reg:squarederror", Booster: "gbtree", Trees: trees,
+		Attrs: features.Meta{Kind: kind, Slots: slots, Features: nfeat, Metric: "ndcg@3", Targets: "test"}.Attrs(),
+	}
+}
+
+// handPIOPT is a PI-OPT model whose score is known by hand: 10 in slot 1,
+// 20 in slot 2, plus 1 when feature 1 ≥ 5, plus the base score 0.5.
+func handPIOPT(t *testing.T) *ranker.Model {
+	F, L := 2, 3
+	xm := newXGB(features.KindPIOPT, F, L, 0.5,
+		xgbmodeltest.Stump(F+L, uint32(F+0), 0.5, 0, 10),
+		xgbmodeltest.Stump(F+L, uint32(F+1), 0.5, 0, 20),
+		xgbmodeltest.Stump(F+L, 0, 5, 0, 1),
+	)
+	m, err := ranker.ParseModel(xgbmodeltest.Binary(xm), "hand-binary")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// testDataset builds a dataset with the given query sizes, integer-valued
+// features in 0..9 and labels in 0..4.
+func testDataset(rng *rand.Rand, nfeat int, sizes ...int) *data.Dataset {
+	ds := &data.Dataset{NumFeatures: nfeat, QueryOffsets: []int{0}, Source: "test"}
+	for q, m := range sizes {
+		ds.QIDs = append(ds.QIDs, strconv.Itoa(100+q))
+		for range m {
+			ds.Labels = append(ds.Labels, uint8(rng.IntN(5)))
+			for range nfeat {
+				ds.Features = append(ds.Features, float32(rng.IntN(10)))
+			}
+		}
+		ds.QueryOffsets = append(ds.QueryOffsets, len(ds.Labels))
+	}
+	return ds
 }

@@ -1,4 +1,4 @@
-package ranker
+package pipeline
 
 import (
 	"bytes"
@@ -13,31 +13,29 @@ import (
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/ranker"
 )
 
 // PolicyRandom names uniformly random slates in reports.
 const PolicyRandom = "random"
 
-// DefaultRandomSamples was the number of Monte Carlo slates per query behind
-// random ERR. Random ERR is now exact (eval.RandomERR), so the value is only
-// recorded in reports (random_samples), kept for old configurations.
-const DefaultRandomSamples = 1000
+// recordedRandomSamples is the random_samples of rank's JSON summary: the
+// number of Monte Carlo slates per query behind random ERR before it became
+// exact (eval.RandomERR), written unchanged so that summaries keep their
+// bytes.
+const recordedRandomSamples = 1000
 
-// EvalOptions control Evaluate.
-type EvalOptions struct {
+// RankOptions control RankModels.
+type RankOptions struct {
 	// Slots is ℓ, the slate length and the metrics' cut-off; 0 means the
 	// PI-OPT model's ℓ, or 3 without a PI-OPT model.
 	Slots int
 	// Slate is how PI-OPT pair scores become slates.
-	Slate SlateMethod
+	Slate ranker.SlateMethod
 	// Metrics to report; nil means NDCG and ERR.
 	Metrics []eval.Kind
 	// Conventions of the metrics.
 	Conventions eval.Conventions
-	// RandomSamples is unused: random ERR, like random NDCG, is the exact
-	// expectation. It is kept for old configurations and recorded in the
-	// report; 0 means DefaultRandomSamples.
-	RandomSamples int
 	// Seed is unused (random ERR used to be a Monte Carlo estimate); it is
 	// kept for old configurations and recorded in the report.
 	Seed uint64
@@ -51,25 +49,24 @@ type EvalOptions struct {
 	Names []string
 }
 
-// Report is what `piopt rank` computes: every model's slates on a test set
+// RankReport is what `piopt rank` computes: every model's slates on a test set
 // and the mean of each metric per policy (each model by its kind, plus
 // random), with per-query values.
-type Report struct {
-	Data          string // the dataset's source
-	Conventions   eval.Conventions
-	Slots         int
-	Queries       int
-	Slate         SlateMethod
-	RandomSamples int
-	Seed          uint64
-	Metrics       []eval.Metric
-	// Policies are the model names (kinds unless EvalOptions.Names) in the
+type RankReport struct {
+	Data        string // the dataset's source
+	Conventions eval.Conventions
+	Slots       int
+	Queries     int
+	Slate       ranker.SlateMethod
+	Seed        uint64
+	Metrics     []eval.Metric
+	// Policies are the model names (kinds unless RankOptions.Names) in the
 	// order given, then PolicyRandom.
 	Policies []string
 	// Models maps a model policy to its file.
 	Models map[string]string
 	// Rankings maps a model policy to its slates.
-	Rankings map[string]*Ranking
+	Rankings map[string]*ranker.Ranking
 	// Mean maps a metric name ("ndcg@3") and a policy to the mean over
 	// queries; random NDCG and random ERR are exact expectations.
 	Mean map[string]map[string]float64
@@ -85,11 +82,11 @@ type Report struct {
 	GreedyVsExact *SlateComparison
 }
 
-// Evaluate ranks ds with every model (PI-OPT models by slot-action slates,
+// RankModels ranks ds with every model (PI-OPT models by slot-action slates,
 // pointwise models by score) and scores the slates, together with uniformly
 // random slates, with every metric at cut-off ℓ. Models are named by their
 // kind (or opt.Names), so names must not repeat.
-func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOptions) (*Report, error) {
+func RankModels(ctx context.Context, ds *data.Dataset, models []*ranker.Model, opt RankOptions) (*RankReport, error) {
 	kinds := opt.Metrics
 	if kinds == nil {
 		kinds = []eval.Kind{eval.KindNDCG, eval.KindERR}
@@ -98,14 +95,10 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 	if err != nil {
 		return nil, err
 	}
-	samples := opt.RandomSamples
-	if samples <= 0 {
-		samples = DefaultRandomSamples
-	}
-	rep := &Report{
+	rep := &RankReport{
 		Data: ds.Source, Conventions: opt.Conventions, Slots: slots, Queries: ds.NumQueries(),
-		Slate: opt.Slate, RandomSamples: samples, Seed: opt.Seed,
-		Models: map[string]string{}, Rankings: map[string]*Ranking{},
+		Slate: opt.Slate, Seed: opt.Seed,
+		Models: map[string]string{}, Rankings: map[string]*ranker.Ranking{},
 		Mean: map[string]map[string]float64{}, PerQuery: map[string]map[string][]float64{},
 		RandomStderr: map[string]float64{},
 	}
@@ -127,7 +120,7 @@ func Evaluate(ctx context.Context, ds *data.Dataset, models []*Model, opt EvalOp
 // policyNames returns the models' policy names (kinds unless opt.Names),
 // checked to be distinct and not "random", and the slate length ℓ: opt.Slots,
 // else the first PI-OPT model's ℓ, else 3.
-func policyNames(models []*Model, opt EvalOptions) (names []string, slots int, err error) {
+func policyNames(models []*ranker.Model, opt RankOptions) (names []string, slots int, err error) {
 	if opt.Names != nil && len(opt.Names) != len(models) {
 		return nil, 0, fmt.Errorf("%d names for %d models", len(opt.Names), len(models))
 	}
@@ -140,7 +133,7 @@ func policyNames(models []*Model, opt EvalOptions) (names []string, slots int, e
 			names[i] = opt.Names[i]
 		}
 		if seen[names[i]] {
-			return nil, 0, fmt.Errorf("policy name %q given twice (or reserved); models are named by kind unless EvalOptions.Names says otherwise", names[i])
+			return nil, 0, fmt.Errorf("policy name %q given twice (or reserved); models are named by kind unless RankOptions.Names says otherwise", names[i])
 		}
 		seen[names[i]] = true
 		if m.Meta().Kind == features.KindPIOPT && slots == 0 {
@@ -156,12 +149,12 @@ func policyNames(models []*Model, opt EvalOptions) (names []string, slots int, e
 // rankModel scores ds with m and adds its slates to the report as policy
 // name. The first PI-OPT model is ranked both ways for the greedy/exact
 // comparison; its slates are the chosen method's.
-func (rep *Report) rankModel(ctx context.Context, ds *data.Dataset, m *Model, name string, opt EvalOptions) error {
-	sc, err := m.Score(ctx, ds, ScoreOptions{Threads: opt.Threads, Progress: opt.Progress})
+func (rep *RankReport) rankModel(ctx context.Context, ds *data.Dataset, m *ranker.Model, name string, opt RankOptions) error {
+	sc, err := m.Score(ctx, ds, ranker.ScoreOptions{Threads: opt.Threads, Progress: opt.Progress})
 	if err != nil {
 		return err
 	}
-	var r *Ranking
+	var r *ranker.Ranking
 	if sc.Slots > 0 && rep.GreedyVsExact == nil {
 		g, e, err := rankBoth(ds, sc, rep.Slots)
 		if err != nil {
@@ -169,10 +162,10 @@ func (rep *Report) rankModel(ctx context.Context, ds *data.Dataset, m *Model, na
 		}
 		rep.GreedyVsExact = compareRankings(ds, g, e, rep.Metrics)
 		r = g
-		if opt.Slate == SlateExact {
+		if opt.Slate == ranker.SlateExact {
 			r = e
 		}
-	} else if r, err = Rank(ds, sc, rep.Slots, opt.Slate); err != nil {
+	} else if r, err = ranker.Rank(ds, sc, rep.Slots, opt.Slate); err != nil {
 		return fmt.Errorf("model %s: %w", m.Name(), err)
 	}
 	rep.Policies = append(rep.Policies, name)
@@ -184,7 +177,7 @@ func (rep *Report) rankModel(ctx context.Context, ds *data.Dataset, m *Model, na
 // score fills the report's per-query values and means of metric met for
 // every model policy and for uniformly random slates (exact expectations,
 // so random's standard error is 0).
-func (rep *Report) score(ds *data.Dataset, met eval.Metric) {
+func (rep *RankReport) score(ds *data.Dataset, met eval.Metric) {
 	nq := ds.NumQueries()
 	name := met.Name()
 	rep.Mean[name] = map[string]float64{}
@@ -233,7 +226,7 @@ type SlateComparison struct {
 
 // CompareSlates builds both the greedy and the exact slates from PI-OPT
 // pair scores and compares their objectives and metrics.
-func CompareSlates(ds *data.Dataset, sc *Scores, slots int, metrics []eval.Metric) (*SlateComparison, error) {
+func CompareSlates(ds *data.Dataset, sc *ranker.Scores, slots int, metrics []eval.Metric) (*SlateComparison, error) {
 	g, e, err := rankBoth(ds, sc, slots)
 	if err != nil {
 		return nil, err
@@ -242,11 +235,11 @@ func CompareSlates(ds *data.Dataset, sc *Scores, slots int, metrics []eval.Metri
 }
 
 // rankBoth ranks PI-OPT pair scores with the greedy and the exact method.
-func rankBoth(ds *data.Dataset, sc *Scores, slots int) (g, e *Ranking, err error) {
-	if g, err = Rank(ds, sc, slots, SlateGreedy); err != nil {
+func rankBoth(ds *data.Dataset, sc *ranker.Scores, slots int) (g, e *ranker.Ranking, err error) {
+	if g, err = ranker.Rank(ds, sc, slots, ranker.SlateGreedy); err != nil {
 		return nil, nil, err
 	}
-	if e, err = Rank(ds, sc, slots, SlateExact); err != nil {
+	if e, err = ranker.Rank(ds, sc, slots, ranker.SlateExact); err != nil {
 		return nil, nil, err
 	}
 	return g, e, nil
@@ -254,7 +247,7 @@ func rankBoth(ds *data.Dataset, sc *Scores, slots int) (g, e *Ranking, err error
 
 // compareRankings compares the greedy ranking g and the exact ranking e of
 // the same pair scores.
-func compareRankings(ds *data.Dataset, g, e *Ranking, metrics []eval.Metric) *SlateComparison {
+func compareRankings(ds *data.Dataset, g, e *ranker.Ranking, metrics []eval.Metric) *SlateComparison {
 	c := &SlateComparison{Queries: ds.NumQueries(), Greedy: map[string]float64{}, Exact: map[string]float64{}}
 	for q := range ds.NumQueries() {
 		gs, es := g.Slate(q), e.Slate(q)
@@ -286,19 +279,6 @@ func compareRankings(ds *data.Dataset, g, e *Ranking, metrics []eval.Metric) *Sl
 		}
 	}
 	return c
-}
-
-// ConventionsJSON is the JSON form of metric conventions in summaries.
-type ConventionsJSON struct {
-	Discount       string `json:"discount"`         // "1/log2(j+1)" or "1/log2(max(j,2))"
-	EmptyQueryNDCG int    `json:"empty-query-ndcg"` // NDCG of a query without relevant documents
-	ERRMaxRel      int    `json:"err-maxrel"`
-	Text           string `json:"text"` // eval.Conventions.String()
-}
-
-// NewConventionsJSON describes c for a JSON summary.
-func NewConventionsJSON(c eval.Conventions) ConventionsJSON {
-	return ConventionsJSON{Discount: c.Discount.String(), EmptyQueryNDCG: c.EmptyQueryNDCG(), ERRMaxRel: c.MaxRel, Text: c.String()}
 }
 
 // object is a JSON object that keeps its keys in insertion order.
@@ -344,15 +324,16 @@ func (o object) MarshalJSON() ([]byte, error) {
 // Policies appear in Policies order; greedy_vs_exact only with a PI-OPT
 // model. Per-query values are not part of it (WritePerQuery). Random ERR is
 // exact, so err@3_random_stderr is 0 and random_samples and seed are only
-// recorded; all three are kept for compatibility.
-func (r *Report) MarshalJSON() ([]byte, error) {
+// recorded (random_samples is always 1000); all three are kept for
+// compatibility.
+func (r *RankReport) MarshalJSON() ([]byte, error) {
 	o := object{
 		{"data", r.Data},
-		{"conventions", NewConventionsJSON(r.Conventions)},
+		{"conventions", ranker.NewConventionsJSON(r.Conventions)},
 		{"slots", r.Slots},
 		{"queries", r.Queries},
 		{"slate", r.Slate.String()},
-		{"random_samples", r.RandomSamples},
+		{"random_samples", recordedRandomSamples},
 		{"seed", r.Seed},
 	}
 	models := object{}
@@ -399,7 +380,7 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 // a header line `qid docs ndcg@3:pi-opt ndcg@3:sup ndcg@3:random err@3:...`
 // (metric:policy columns, metrics then policies in report order) and one line
 // per query in dataset order. Random columns are exact expectations.
-func WritePerQuery(w io.Writer, ds *data.Dataset, r *Report) error {
+func (r *RankReport) WritePerQuery(w io.Writer, ds *data.Dataset) error {
 	var line []byte
 	line = append(line, "qid\tdocs"...)
 	for _, m := range r.Metrics {
@@ -432,7 +413,7 @@ func WritePerQuery(w io.Writer, ds *data.Dataset, r *Report) error {
 
 // WriteTable prints the report as a table: one row per policy, one column
 // per metric, with the conventions and the greedy/exact comparison.
-func (r *Report) WriteTable(w io.Writer) error {
+func (r *RankReport) WriteTable(w io.Writer) error {
 	fmt.Fprintf(w, "%s: %d queries, %d slots, %s slates; %s\n", r.Data, r.Queries, r.Slots, r.Slate, r.Conventions)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "policy")
@@ -464,4 +445,14 @@ func (r *Report) WriteTable(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	return nil
+}
+
+// slateObjective returns the sum of query q's entry scores in slot order:
+// Σ_j score(s_j, j) of its slate under the pair scores it was ranked by.
+func slateObjective(r *ranker.Ranking, q int) float64 {
+	o := 0.0
+	for _, v := range r.Scores[r.Offsets[q]:r.Offsets[q+1]] {
+		o += v
+	}
+	return o
 }

@@ -1,0 +1,203 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/atomicfile"
+	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/internal/progress"
+)
+
+// SimulateConfig is one run of piopt simulate.
+type SimulateConfig struct {
+	Data string           // LETOR file whose labels give the rewards
+	Read data.ReadOptions // how Data is read
+	// Setup is the logging policy μ: slots ℓ, logging, rank source and
+	// candidates.
+	Setup policy.Setup
+	// Metric is the reward of a slate, at cut-off ℓ; Conventions with
+	// MaxRel 0 take the data's highest grade.
+	Metric      eval.Kind
+	Conventions eval.Conventions
+	Samples     int64  // impressions n, ≥ 1
+	Seed        uint64 // the same seed gives the same bytes
+	Out         string // slate log to write
+	// PolicyOut, when not "", also receives the policy file of what was
+	// logged (one context per query), which the log's header then names.
+	PolicyOut string
+	Progress  io.Writer // progress bars (shown only on a terminal)
+}
+
+// SimulateResult summarises a simulated log.
+type SimulateResult struct {
+	Impressions int64
+	Queries     int
+	Logging     impute.Logging
+	Metric      eval.Metric
+	Mean        float64 // mean reward
+	Out         string
+}
+
+// String is the line piopt simulate prints on standard error.
+func (r *SimulateResult) String() string {
+	return fmt.Sprintf("simulate: %d impressions over %d queries, logging %s, mean %s %.4f (%s) → %s",
+		r.Impressions, r.Queries, r.Logging, r.Metric.Name(), r.Mean, r.Metric.Conventions, r.Out)
+}
+
+// Simulate writes a semi-synthetic slate log: every impression picks a
+// query x uniformly at random, draws a slate s ~ μ(·|x) of ℓ distinct
+// candidates and records the slate's metric under the hidden labels as its
+// only reward. Any prefix of the log is itself an i.i.d. log.
+func Simulate(ctx context.Context, cfg SimulateConfig) (*SimulateResult, error) {
+	if cfg.Samples < 1 {
+		return nil, fmt.Errorf("--samples %d: must be ≥ 1", cfg.Samples)
+	}
+	if cfg.Data == "" {
+		return nil, fmt.Errorf("--data is required")
+	}
+	ds, err := load(ctx, cfg.Data, cfg.Read, cfg.Progress)
+	if err != nil {
+		return nil, err
+	}
+	conv, err := settleMaxRel(cfg.Conventions, ds)
+	if err != nil {
+		return nil, err
+	}
+	spec := SimulationSpec{DataPath: cfg.Data, Setup: cfg.Setup, Metric: eval.Metric{Kind: cfg.Metric, K: cfg.Setup.Slots, Conventions: conv},
+		Samples: cfg.Samples, Seed: cfg.Seed}
+	sim, gammas, err := spec.simulation(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	header := spec.header(ds)
+	if po := cfg.PolicyOut; po != "" {
+		header["policy"] = filepath.Base(po)
+		err := writeAtomic(po, func(w io.Writer) error {
+			return data.WritePolicy(w, data.Header{}, spec.Setup.Slots, spec.Setup.PolicyEntries(sim.Candidates, gammas), ds)
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	sum, err := writeLog(ctx, cfg, ds, sim, header)
+	if err != nil {
+		return nil, err
+	}
+	return &SimulateResult{Impressions: cfg.Samples, Queries: ds.NumQueries(), Logging: spec.Setup.Logging, Metric: spec.Metric,
+		Mean: sum / float64(cfg.Samples), Out: cfg.Out}, nil
+}
+
+// writeLog runs sim for cfg.Samples impressions into the log cfg.Out and
+// returns the sum of the rewards.
+func writeLog(ctx context.Context, cfg SimulateConfig, ds *data.Dataset, sim *impute.Simulation, header data.Header) (float64, error) {
+	f, err := atomicfile.Create(cfg.Out)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Abort()
+	lw, err := data.NewLogWriter(f, header, ds)
+	if err != nil {
+		return 0, err
+	}
+	cands := sim.Candidates
+	bar := progress.New(cfg.Progress, "simulate", cfg.Samples, "samples")
+	docs := make([]int32, sim.Slots)
+	sum, done := 0.0, int64(0)
+	err = sim.Run(ctx, cfg.Samples, func(q int, slate []int32, r float64) error {
+		cd := cands.Docs(q)
+		d := docs[:len(slate)]
+		for j, a := range slate {
+			d[j] = cd[a]
+		}
+		sum += r
+		if done++; done&1023 == 0 {
+			bar.Add(1024)
+		}
+		return lw.Write(ds.QIDs[q], q, d, r)
+	})
+	bar.Done()
+	if err != nil {
+		return 0, fmt.Errorf("simulate: %w", err)
+	}
+	return sum, f.Commit()
+}
+
+// SimulationSpec is a simulated log: the logging setup, the reward metric,
+// the number of impressions and the seed, and the data file's path as the
+// header names it.
+type SimulationSpec struct {
+	DataPath string
+	Setup    policy.Setup
+	Metric   eval.Metric
+	Samples  int64
+	Seed     uint64
+	// ByShape builds the logging policy's Γ per query shape from the
+	// candidates alone, never from a rank source's scores: the lab's
+	// simulations, whose logging has no rank source (an eps:1 mixture of
+	// pl is then uniform).
+	ByShape bool
+}
+
+// simulation sets up the simulation of the spec on ds: the candidates, the
+// logging policy's Γ cache, and the reward scorer.
+func (s SimulationSpec) simulation(ctx context.Context, ds *data.Dataset) (*impute.Simulation, *impute.GammaCache, error) {
+	var (
+		cands  *impute.Candidates
+		gammas *impute.GammaCache
+		err    error
+	)
+	if s.ByShape {
+		cands, err = s.Setup.Candidates(ctx, ds, policy.Options{})
+		gammas = impute.NewGammaCache(s.Setup.Logging, impute.GammaOptions{})
+	} else {
+		cands, gammas, err = s.Setup.Policies(ctx, ds, policy.Options{}, impute.GammaOptions{})
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return &impute.Simulation{Candidates: cands, Logging: s.Setup.Logging, Slots: s.Setup.Slots, Seed: s.Seed,
+		Reward: eval.NewScorer(s.Metric, cands.Labels(), cands.Offsets()), Policies: gammas}, gammas, nil
+}
+
+// header is the header of the simulated log and of the targets imputed
+// from it.
+func (s SimulationSpec) header(ds *data.Dataset) data.Header {
+	return s.Setup.Header(s.DataPath, ds, s.Metric, s.Samples, s.Seed)
+}
+
+// SimulateStats simulates the spec's impressions on ds straight into
+// impute's statistics S_x and n_x (no log written: the same statistics as
+// Simulate's log read back), calling add with the impressions done. It
+// returns them with the logging policy's Γ cache and the header the log
+// would have.
+func SimulateStats(ctx context.Context, ds *data.Dataset, s SimulationSpec, add func(n int64)) (*impute.Stats, *impute.GammaCache, data.Header, error) {
+	sim, gammas, err := s.simulation(ctx, ds)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	st, err := sim.Stats(ctx, s.Samples, 0, add)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	return st, gammas, s.header(ds), nil
+}
+
+// writeAtomic writes the file at path with write, replacing it only once
+// write has succeeded.
+func writeAtomic(path string, write func(w io.Writer) error) error {
+	f, err := atomicfile.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Abort()
+	if err := write(f); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return f.Commit()
+}

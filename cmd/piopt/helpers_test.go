@@ -69,7 +69,7 @@ func runCapture(t *testing.T, args ...string) (string, error) {
 	app := newApp()
 	var out bytes.Buffer
 	app.Writer = &out
-	err := app.RunContext(context.Background(), append([]string{"piopt"}, args...))
+	err := run(context.Background(), app, append([]string{"piopt"}, args...))
 	return out.String(), err
 }
 
@@ -77,7 +77,7 @@ func runCapture(t *testing.T, args ...string) (string, error) {
 // the test's stdout.
 func runPiopt(t *testing.T, args ...string) error {
 	t.Helper()
-	return newApp().RunContext(context.Background(), append([]string{"piopt"}, args...))
+	return run(context.Background(), newApp(), append([]string{"piopt"}, args...))
 }
 
 func mustRead(t *testing.T, p string) []byte {

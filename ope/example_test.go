@@ -58,9 +58,15 @@ func Example() {
 		fmt.Printf("%-4s %.3f  mean weight %.2f, ESS %.2f\n", name, e.Value, e.Weights.Mean, e.Weights.ESS)
 	}
 	// Five samples are few: the estimates fall outside the reward range
-	// [0, 1] (and warn so); ExampleEvaluator draws a long log.
+	// [0, 1] (and warn so); ExampleEvaluator draws a long log. By the
+	// closed form of uniform logging (docs/design.md) the five PI weights
+	// are 7, −0.5, −0.5, −2 and 2.5, and only the first slate is s*.
+
 	// Output:
-	//
+	// pi   1.520  mean weight 1.30, ESS 0.71
+	// wpi  1.169  mean weight 1.30, ESS 0.71
+	// ips  2.160  mean weight 2.40, ESS 1.00
+	// wips 0.900  mean weight 2.40, ESS 1.00
 }
 
 // Evaluate the top-2 slate of feature 2 from a log drawn uniformly, with

@@ -22,7 +22,7 @@ import (
 // "query q" below is then indexed by context.
 type Candidates struct {
 	ds      *data.Dataset
-	limit   int
+	limit   int     // per-query candidate limit (0: all documents)
 	offsets []int   // query q's candidates are docs[offsets[q]:offsets[q+1]]
 	docs    []int32 // document positions inside the query
 	labels  []uint8 // labels of the candidates, in candidate order

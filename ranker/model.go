@@ -27,7 +27,7 @@ type Model struct {
 	// leaves ensemble; the first carries the base score, the others 0.
 	blocks    []*leaves.Ensemble
 	trees     int
-	objective string
+	objective string // XGBoost's objective name, e.g. "reg:squarederror"
 }
 
 // LoadModel reads a model file saved by `piopt train`: XGBoost's legacy

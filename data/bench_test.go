@@ -49,7 +49,7 @@ func BenchmarkLoad(b *testing.B) {
 			b.SetBytes(size)
 			c := cpuTime()
 			for b.Loop() {
-				if _, err := Load(path, ReadOptions{NoCache: true, Threads: threads}); err != nil {
+				if _, err := Load(path, ReadOptions{NoCache: true, threads: threads}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -40,7 +40,7 @@ import (
 //	idBytes:u64  idEnd [docs]u64  order [docs]u32  ids
 //
 // idEnd is the end of each document's id in ids, order each query's
-// positions sorted by id (Dataset.FindDoc's index). Entries read by position
+// positions sorted by id (Dataset.findDoc's index). Entries read by position
 // are as they were before document ids existed.
 const (
 	cacheMagic   = "piopt-ds"

@@ -15,7 +15,7 @@
 // In memory a document is its 0-based position inside its query's block; in
 // files it is named by that position or, for a Dataset read with DocComment
 // (--doc-ids comment), by the id in its line's comment (Dataset.AppendDoc,
-// Dataset.FindDoc). A query is its raw qid string and its index in the
+// Dataset.findDoc). A query is its raw qid string and its index in the
 // Dataset. Floats
 // are written in strconv's shortest round-trip form, so what is read back is
 // bit-identical to what was written.

@@ -61,34 +61,34 @@ func (x *docIDs) id(i int) []byte {
 	return x.blob[lo:x.end[i]:x.end[i]]
 }
 
-// DocIDMode returns how piopt's files name d's documents: DocComment when d
+// docIDMode returns how piopt's files name d's documents: DocComment when d
 // was read with it (HasDocIDs), else DocPosition.
-func (d *Dataset) DocIDMode() DocIDs {
+func (d *Dataset) docIDMode() DocIDs {
 	if d.ids != nil {
 		return DocComment
 	}
 	return DocPosition
 }
 
-// DocIDsKey is the header key of piopt's text files (slate logs, targets,
+// docIDsKey is the header key of piopt's text files (slate logs, targets,
 // policy files) that says their documents are named by comment id:
 // `doc-ids=comment`. Files that name documents by position do not carry it.
-const DocIDsKey = "doc-ids"
+const docIDsKey = "doc-ids"
 
-// WithDocIDs returns the header to write for a file naming ds's documents:
+// withDocIDs returns the header to write for a file naming ds's documents:
 // h with doc-ids=comment when ds has document ids, h without doc-ids
 // otherwise. h itself is not changed.
-func WithDocIDs(h Header, ds *Dataset) Header {
-	_, has := h[DocIDsKey]
+func withDocIDs(h Header, ds *Dataset) Header {
+	_, has := h[docIDsKey]
 	switch {
-	case ds != nil && ds.HasDocIDs():
-		if h[DocIDsKey] != DocComment.String() {
+	case ds != nil && ds.hasDocIDs():
+		if h[docIDsKey] != DocComment.String() {
 			h = h.Clone()
-			h[DocIDsKey] = DocComment.String()
+			h[docIDsKey] = DocComment.String()
 		}
 	case has:
 		h = h.Clone()
-		delete(h, DocIDsKey)
+		delete(h, docIDsKey)
 	}
 	return h
 }
@@ -96,16 +96,16 @@ func WithDocIDs(h Header, ds *Dataset) Header {
 // checkHeaderDocIDs refuses a header whose doc-ids= differs from the way ds
 // names its documents.
 func checkHeaderDocIDs(h Header, ds *Dataset) error {
-	v, ok := h[DocIDsKey]
+	v, ok := h[docIDsKey]
 	if !ok {
 		return nil
 	}
 	mode, err := ParseDocIDs(v)
 	if err != nil {
-		return fmt.Errorf("header %s=%q: want position or comment", DocIDsKey, shortenString(v))
+		return fmt.Errorf("header %s=%q: want position or comment", docIDsKey, shortenString(v))
 	}
-	if have := ds.DocIDMode(); mode != have {
-		return fmt.Errorf("header %s=%s: the file names documents by %s, but %s is read with --doc-ids %s", DocIDsKey, v, mode.what(), ds.Source, have)
+	if have := ds.docIDMode(); mode != have {
+		return fmt.Errorf("header %s=%s: the file names documents by %s, but %s is read with --doc-ids %s", docIDsKey, v, mode.what(), ds.Source, have)
 	}
 	return nil
 }
@@ -118,9 +118,9 @@ func (m DocIDs) what() string {
 	return "position"
 }
 
-// HasDocIDs reports whether d's documents are named by the ids of their
+// hasDocIDs reports whether d's documents are named by the ids of their
 // lines' comments (read with DocComment) rather than by position.
-func (d *Dataset) HasDocIDs() bool { return d.ids != nil }
+func (d *Dataset) hasDocIDs() bool { return d.ids != nil }
 
 // DocID returns the name of document pos of query q in piopt's files: its
 // id in DocComment mode, else its position in decimal.
@@ -140,11 +140,11 @@ func (d *Dataset) AppendDoc(b []byte, q int, pos int32) []byte {
 	return append(b, d.ids.id(d.QueryOffsets[q]+int(pos))...)
 }
 
-// FindDoc returns the position in query q of the document that tok names:
+// findDoc returns the position in query q of the document that tok names:
 // in position mode a decimal position below the query's size, in DocComment
 // mode an id of the query (a binary search; no allocation). ok is false when
 // tok names no document of q.
-func (d *Dataset) FindDoc(q int, tok []byte) (pos int32, ok bool) {
+func (d *Dataset) findDoc(q int, tok []byte) (pos int32, ok bool) {
 	lo, hi := d.Query(q)
 	if d.ids == nil {
 		p, ok := parseDoc(tok)
@@ -169,11 +169,11 @@ func (d *Dataset) FindDoc(q int, tok []byte) (pos int32, ok bool) {
 	return 0, false
 }
 
-// SetDocIDs names d's documents by ids (one per document, in d's order),
+// setDocIDs names d's documents by ids (one per document, in d's order),
 // as reading with DocComment does; nil goes back to positions. Each id must
 // be non-empty, without spaces, tabs, line ends or ',', and distinct within
 // its query.
-func (d *Dataset) SetDocIDs(ids []string) error {
+func (d *Dataset) setDocIDs(ids []string) error {
 	if ids == nil {
 		d.ids = nil
 		return nil

@@ -28,7 +28,7 @@ func readIDs(t *testing.T, text string, opt ReadOptions) (*Dataset, error) {
 	for i, chunk := range []int{0, 1, 7, 64} {
 		for _, threads := range []int{1, 3} {
 			o := opt
-			o.chunkSize, o.Threads = chunk, threads
+			o.chunkSize, o.threads = chunk, threads
 			ds, err := Read(strings.NewReader(text), "x.txt", o)
 			if i == 0 && threads == 1 {
 				first, firstErr = ds, err
@@ -113,13 +113,13 @@ func TestCommentIDForms(t *testing.T) {
 			t.Errorf("%q: %v", tc.comment, err)
 			continue
 		}
-		if !ds.HasDocIDs() || ds.DocIDMode() != DocComment {
+		if !ds.hasDocIDs() || ds.docIDMode() != DocComment {
 			t.Fatalf("%q: read without ids", tc.comment)
 		}
 		if got := allIDs(ds)[0]; fmt.Sprint(got) != fmt.Sprint([]string{"first", tc.id, "last"}) {
 			t.Errorf("%q: ids %q, want %q in the middle", tc.comment, got, tc.id)
 		}
-		if p, ok := ds.FindDoc(0, []byte(tc.id)); !ok || p != 1 {
+		if p, ok := ds.findDoc(0, []byte(tc.id)); !ok || p != 1 {
 			t.Errorf("%q: FindDoc(%q) = %d, %v", tc.comment, tc.id, p, ok)
 		}
 	}
@@ -189,7 +189,7 @@ func TestPositionModeUnchanged(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pos.HasDocIDs() || pos.ids != nil || pos.DocIDMode() != DocPosition {
+	if pos.hasDocIDs() || pos.ids != nil || pos.docIDMode() != DocPosition {
 		t.Fatal("position mode kept ids")
 	}
 	if d := sameDataset(pos, ids); d != "" {
@@ -216,7 +216,7 @@ func TestFindDocAppendDoc(t *testing.T) {
 				if string(name) != ds.DocID(q, int(p)) {
 					t.Errorf("%v: AppendDoc %q, DocID %q", opt.DocIDs, name, ds.DocID(q, int(p)))
 				}
-				if got, ok := ds.FindDoc(q, name); !ok || got != p {
+				if got, ok := ds.findDoc(q, name); !ok || got != p {
 					t.Errorf("%v: FindDoc(%d, %q) = %d, %v; want %d", opt.DocIDs, q, name, got, ok, p)
 				}
 			}
@@ -227,7 +227,7 @@ func TestFindDocAppendDoc(t *testing.T) {
 				t.Errorf("ids %v", allIDs(ds))
 			}
 			// "0" is the id of position 2; "1" names nothing.
-			if p, ok := ds.FindDoc(0, []byte("0")); !ok || p != 2 {
+			if p, ok := ds.findDoc(0, []byte("0")); !ok || p != 2 {
 				t.Errorf("FindDoc(0, 0) = %d, %v", p, ok)
 			}
 			bad = []string{"1", "GX-", "GX-3", "", "gx-1", "GX-1 "}
@@ -238,15 +238,15 @@ func TestFindDocAppendDoc(t *testing.T) {
 			bad = []string{"4", "-1", "+1", "", "x", "1e1", "0x1", "1234567890"}
 		}
 		for _, b := range bad {
-			if p, ok := ds.FindDoc(0, []byte(b)); ok {
+			if p, ok := ds.findDoc(0, []byte(b)); ok {
 				t.Errorf("%v: FindDoc(0, %q) = %d", opt.DocIDs, b, p)
 			}
 		}
-		if p, ok := ds.FindDoc(1, []byte(ds.DocID(0, 3))); ok && opt.DocIDs == DocComment {
+		if p, ok := ds.findDoc(1, []byte(ds.DocID(0, 3))); ok && opt.DocIDs == DocComment {
 			t.Errorf("query 1 found query 0's doc at %d", p)
 		}
 		tok := []byte(ds.DocID(0, 3))
-		if n := testing.AllocsPerRun(100, func() { ds.FindDoc(0, tok) }); n != 0 {
+		if n := testing.AllocsPerRun(100, func() { ds.findDoc(0, tok) }); n != 0 {
 			t.Errorf("%v: FindDoc allocates %v times", opt.DocIDs, n)
 		}
 		buf := make([]byte, 0, 64)
@@ -263,7 +263,7 @@ func TestSetDocIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	ds, _ := Read(strings.NewReader(text), "x.txt", noCache())
-	if err := ds.SetDocIDs([]string{"b", "a", "a"}); err != nil {
+	if err := ds.setDocIDs([]string{"b", "a", "a"}); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(*ds.ids) != fmt.Sprint(*want.ids) {
@@ -279,15 +279,15 @@ func TestSetDocIDs(t *testing.T) {
 		{[]string{"a", "b,c", "c"}, "contains ','"},
 		{[]string{"a", "b c", "c"}, "contains a space"},
 	} {
-		if err := ds.SetDocIDs(tc.ids); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if err := ds.setDocIDs(tc.ids); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("SetDocIDs(%q): %v, want %q", tc.ids, err, tc.want)
 		}
 	}
-	if !ds.HasDocIDs() {
+	if !ds.hasDocIDs() {
 		t.Error("a refused SetDocIDs dropped the ids")
 	}
-	ds.SetDocIDs(nil)
-	if ds.HasDocIDs() || ds.DocID(0, 1) != "1" {
+	ds.setDocIDs(nil)
+	if ds.hasDocIDs() || ds.DocID(0, 1) != "1" {
 		t.Error("SetDocIDs(nil) kept the ids")
 	}
 }
@@ -348,7 +348,7 @@ func TestDocIDsRandomChunking(t *testing.T) {
 	}
 	for q, ids := range want {
 		for p, id := range ids {
-			if got, ok := ds.FindDoc(q, []byte(id)); !ok || int(got) != p {
+			if got, ok := ds.findDoc(q, []byte(id)); !ok || int(got) != p {
 				t.Fatalf("FindDoc(%d, %s) = %d, %v", q, id, got, ok)
 			}
 		}
@@ -549,20 +549,20 @@ func TestCacheDocIDs(t *testing.T) {
 		t.Fatalf("%d cache files, want one per mode", n)
 	}
 	hit := cached(t, src, copt)
-	if hit == nil || !hit.HasDocIDs() || sameDataset(hit, parsed) != "" || fmt.Sprint(allIDs(hit)) != "[[GX-1 GX-0] [55]]" {
+	if hit == nil || !hit.hasDocIDs() || sameDataset(hit, parsed) != "" || fmt.Sprint(allIDs(hit)) != "[[GX-1 GX-0] [55]]" {
 		t.Fatalf("comment-mode cache entry %v", hit)
 	}
 	if fmt.Sprint(*hit.ids) != fmt.Sprint(*parsed.ids) {
 		t.Errorf("cached ids %v, parsed %v", *hit.ids, *parsed.ids)
 	}
-	if p, ok := hit.FindDoc(0, []byte("GX-0")); !ok || p != 1 {
+	if p, ok := hit.findDoc(0, []byte("GX-0")); !ok || p != 1 {
 		t.Error("FindDoc on the cached dataset")
 	}
 	phit := cached(t, src, popt)
-	if phit == nil || phit.HasDocIDs() || sameDataset(phit, pos) != "" {
+	if phit == nil || phit.hasDocIDs() || sameDataset(phit, pos) != "" {
 		t.Fatalf("position-mode cache entry %v", phit)
 	}
-	if again := mustLoad(t, src, copt); !again.HasDocIDs() || fmt.Sprint(allIDs(again)) != fmt.Sprint(allIDs(parsed)) {
+	if again := mustLoad(t, src, copt); !again.hasDocIDs() || fmt.Sprint(allIDs(again)) != fmt.Sprint(allIDs(parsed)) {
 		t.Error("second comment-mode load")
 	}
 	// A damaged id section is not used: the file is parsed again.
@@ -642,7 +642,7 @@ func TestSharedDataDocIDs(t *testing.T) {
 			}
 			for q := range ds.NumQueries() {
 				for p := range int32(ds.QuerySize(q)) {
-					if got, ok := ds.FindDoc(q, []byte(ds.DocID(q, int(p)))); !ok || got != p {
+					if got, ok := ds.findDoc(q, []byte(ds.DocID(q, int(p)))); !ok || got != p {
 						t.Fatalf("%s: qid %s doc %d: FindDoc %d, %v", f, ds.QIDs[q], p, got, ok)
 					}
 				}

@@ -64,12 +64,12 @@ func FuzzLogReader(f *testing.F) {
 func checkRecord(t *testing.T, ds *Dataset, slots int, rec LogRecord) {
 	t.Helper()
 	if len(rec.Slate) < 1 || len(rec.Slate) > slots || math.IsInf(rec.Reward, 0) || math.IsNaN(rec.Reward) {
-		t.Fatalf("line %d: accepted %+v", rec.Line, rec)
+		t.Fatalf("line %d: accepted %+v", rec.line, rec)
 	}
 	seen := map[int32]bool{}
 	for _, d := range rec.Slate {
 		if d < 0 || int(d) >= ds.QuerySize(rec.Query) || seen[d] {
-			t.Fatalf("line %d: accepted slate %v", rec.Line, rec.Slate)
+			t.Fatalf("line %d: accepted slate %v", rec.line, rec.Slate)
 		}
 		seen[d] = true
 	}
@@ -122,7 +122,7 @@ func FuzzQueryFile(f *testing.F) {
 	f.Fuzz(func(t *testing.T, q []byte) {
 		qf := queryFile{path: "f.query", data: q}
 		ds, err := parse(context.Background(), newHashReader(strings.NewReader(text)), "f.txt",
-			ReadOptions{NoCache: true, Threads: 1, MaxLabel: 4, chunkSize: 8}, qf, false, 0)
+			ReadOptions{NoCache: true, threads: 1, MaxLabel: 4, chunkSize: 8}, qf, false, 0)
 		if err != nil {
 			var pe *ParseError
 			if !errors.As(err, &pe) || pe.File != "f.query" && pe.File != "f.txt" {

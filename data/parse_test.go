@@ -324,9 +324,9 @@ func FuzzRead(f *testing.F) {
 	f.Add([]byte("1 qid:1 1:0\n1 qid:2 1:0\n1 qid:1 1:0\n"), uint8(1))
 	f.Add([]byte("1 qid:1 1:0 2:0\n1 qid:1 1:0 2"), uint8(7))
 	f.Fuzz(func(t *testing.T, text []byte, chunk uint8) {
-		small := ReadOptions{NoCache: true, Threads: 3, chunkSize: 1 + int(chunk)%32}
+		small := ReadOptions{NoCache: true, threads: 3, chunkSize: 1 + int(chunk)%32}
 		a, errA := Read(bytes.NewReader(text), "f", small)
-		b, errB := Read(bytes.NewReader(text), "f", ReadOptions{NoCache: true, Threads: 1})
+		b, errB := Read(bytes.NewReader(text), "f", ReadOptions{NoCache: true, threads: 1})
 		if (errA == nil) != (errB == nil) || errA != nil && errA.Error() != errB.Error() {
 			t.Fatalf("chunked: %v; whole: %v", errA, errB)
 		}

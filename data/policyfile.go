@@ -11,8 +11,8 @@ import (
 	"strings"
 )
 
-// PolicyMagic is the magic word of a policy file's header line.
-const PolicyMagic = "piopt-policy"
+// policyMagic is the magic word of a policy file's header line.
+const policyMagic = "piopt-policy"
 
 // ErrPolicy: a policy file's line names an unknown spec, a bad parameter,
 // or probabilities that do not sum to 1.
@@ -55,7 +55,7 @@ type PolicyEntry struct {
 // Documents are named as the dataset names them (positions or ids).
 type PolicyFile struct {
 	Name    string
-	Header  Header
+	header  Header
 	Slots   int
 	Entries []PolicyEntry
 }
@@ -75,7 +75,7 @@ func ReadPolicyFile(path string, ds *Dataset) (*PolicyFile, error) {
 // errors. Every error names the file, the line and the field.
 func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
-	h, err := lr.readHeader(PolicyMagic)
+	h, err := lr.readHeader(policyMagic)
 	if err != nil {
 		return nil, err
 	}
@@ -88,10 +88,10 @@ func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 	case slots < 1:
 		return nil, lr.lineErr(ErrHeader, "header slots=%d: must be ≥ 1", slots)
 	}
-	if err := CheckHeaderData(h, ds); err != nil {
+	if err := checkHeaderData(h, ds); err != nil {
 		return nil, lr.lineErr(ErrHeader, "%v", err)
 	}
-	pf := &PolicyFile{Name: name, Header: h, Slots: slots}
+	pf := &PolicyFile{Name: name, header: h, Slots: slots}
 	qids := qidIndex(ds)
 	seen := map[string]int{}
 	var fields [3][]byte
@@ -155,7 +155,7 @@ func (pf *PolicyFile) parseEntry(lr *lineReader, f [3][]byte, qids map[string]in
 
 // doc resolves a candidate's name, checking it is not repeated.
 func (e *PolicyEntry) doc(lr *lineReader, field []byte, tok []byte, ds *Dataset, pos map[int32]int) (int32, error) {
-	d, ok := ds.FindDoc(e.Query, tok)
+	d, ok := ds.findDoc(e.Query, tok)
 	if !ok {
 		return 0, lr.fieldErr(3, field, ErrSlate, "document %q is not in qid %s", shorten(tok), ds.QIDs[e.Query])
 	}
@@ -257,10 +257,10 @@ func (e *PolicyEntry) parseSlates(lr *lineReader, field []byte, ds *Dataset, slo
 // WritePolicy writes a policy file of entries over ds's documents. The
 // header's slots is slots; h's other keys are written too.
 func WritePolicy(w io.Writer, h Header, slots int, entries []PolicyEntry, ds *Dataset) error {
-	h = WithDocIDs(h.Clone(), ds)
+	h = withDocIDs(h.Clone(), ds)
 	h["slots"] = strconv.Itoa(slots)
 	bw := bufio.NewWriter(w)
-	bw.WriteString(h.Format(PolicyMagic) + "\n")
+	bw.WriteString(h.Format(policyMagic) + "\n")
 	var b []byte
 	for _, e := range entries {
 		b = append(b[:0], e.Context...)

@@ -37,9 +37,9 @@ type ReadOptions struct {
 	// used (not a folder, read-only, full); the data is then read without
 	// the cache. CacheNotices makes one that prints once per folder.
 	CacheNotice func(dir string, err error)
-	// Threads used to parse; 0 means all cores. The result does not
+	// threads used to parse; 0 means all cores. The result does not
 	// depend on it.
-	Threads int
+	threads int
 	// Progress, when set, is called after each parsed chunk with the input
 	// bytes read so far and the input's size (0 when unknown).
 	Progress func(done, total int64)
@@ -73,8 +73,8 @@ func (o ReadOptions) normalize() (ReadOptions, error) {
 	if o.DocIDs > DocComment {
 		return o, fmt.Errorf("data: document ids --doc-ids %v unknown (want position or comment)", o.DocIDs)
 	}
-	if o.Threads <= 0 {
-		o.Threads = runtime.GOMAXPROCS(0)
+	if o.threads <= 0 {
+		o.threads = runtime.GOMAXPROCS(0)
 	}
 	if o.chunkSize <= 0 {
 		o.chunkSize = defaultChunkSize
@@ -177,11 +177,11 @@ func LoadContext(ctx context.Context, path string, opt ReadOptions) (*Dataset, e
 // cache. name is used in error messages. Lines without qid: need
 // opt.QueryFile.
 func Read(r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
-	return ReadContext(context.Background(), r, name, opt)
+	return readContext(context.Background(), r, name, opt)
 }
 
-// ReadContext is Read with a context.
-func ReadContext(ctx context.Context, r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
+// readContext is Read with a context.
+func readContext(ctx context.Context, r io.Reader, name string, opt ReadOptions) (*Dataset, error) {
 	opt, err := opt.normalize()
 	if err != nil {
 		return nil, err
@@ -292,7 +292,7 @@ func (qf queryFile) groups() ([]group, error) {
 // opt.Threads workers and merges them in input order, so the result does
 // not depend on the number of workers.
 func runPipeline(ctx context.Context, text io.Reader, raw *hashReader, sx *lineSyntax, b *builder, opt ReadOptions) (*Dataset, error) {
-	threads := opt.Threads
+	threads := opt.threads
 	order := make(chan *chunk, 2*threads)
 	jobs := make(chan *chunk)
 	free := make(chan *chunk, 3*threads+2)

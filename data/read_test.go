@@ -122,7 +122,7 @@ func TestReadFormats(t *testing.T) {
 	for _, threads := range []int{1, 2, 3} {
 		for _, chunk := range []int{0, 1, 7, 16, 64} {
 			opt := noCache()
-			opt.Threads, opt.chunkSize = threads, chunk
+			opt.threads, opt.chunkSize = threads, chunk
 			ds, err := Load(path, opt)
 			if err != nil {
 				t.Fatalf("threads %d chunk %d: %v", threads, chunk, err)
@@ -537,7 +537,7 @@ func TestReadChunkingDoesNotMatter(t *testing.T) {
 		for _, chunk := range []int{1, 3, 17, 100, 1000, 0} {
 			for _, threads := range []int{1, 2, 5} {
 				opt := noCache()
-				opt.Threads, opt.chunkSize = threads, chunk
+				opt.threads, opt.chunkSize = threads, chunk
 				ds, err := Read(strings.NewReader(text), "r.txt", opt)
 				if err != nil {
 					t.Fatalf("trial %d chunk %d threads %d: %v", trial, chunk, threads, err)
@@ -586,7 +586,7 @@ func TestReadCancel(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	text := strings.Repeat("1 qid:1 1:0\n", 1000)
-	_, err := ReadContext(ctx, strings.NewReader(text), "c.txt", noCache())
+	_, err := readContext(ctx, strings.NewReader(text), "c.txt", noCache())
 	if !errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), "c.txt: ") {
 		t.Errorf("got %v", err)
 	}

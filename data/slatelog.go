@@ -34,7 +34,7 @@ var (
 // Magic words of piopt's text files' header lines, `# MAGIC v1 key=value ...`.
 const (
 	LogMagic     = "piopt-log"
-	TargetsMagic = "piopt-targets"
+	targetsMagic = "piopt-targets"
 	// FormatVersion is the version word that follows the magic word.
 	FormatVersion = "v1"
 )
@@ -204,14 +204,14 @@ type LogRecord struct {
 	Context []byte
 	Slate   []int32 // document positions inside the query, slot 1 first; valid until the next Next
 	Reward  float64
-	Line    int // 1-based line number in the file
+	line    int // 1-based line number in the file
 }
 
 // LogReader streams a slate log: a header line `# piopt-log v1 key=value
 // ...` naming at least slots and logging (or policy, a policy file), then
 // one impression per line,
 // `qid<TAB>d1,d2,...<TAB>reward`, docs named as the dataset names them
-// (Dataset.FindDoc): 0-based positions inside the query's block, or the ids
+// (Dataset.findDoc): 0-based positions inside the query's block, or the ids
 // of the lines' comments (--doc-ids comment). Blank lines and further `#`
 // lines are skipped. It checks everything the dataset alone decides (known
 // qid, documents in range and not repeated, 1..slots documents, finite
@@ -308,7 +308,7 @@ func newLogReader(r io.Reader, name string, ds *Dataset, assumed Header) (*LogRe
 		return nil, lr.lineErr(ErrHeader, "%v", err)
 	}
 	lr.slots = slots
-	if err := CheckHeaderData(h, ds); err != nil {
+	if err := checkHeaderData(h, ds); err != nil {
 		return nil, lr.lineErr(ErrHeader, "%v", err)
 	}
 	lr.slate = make([]int32, 0, slots)
@@ -345,15 +345,11 @@ func (lr *LogReader) lacks(key, flag string) string {
 	return "header lacks " + key
 }
 
-// Headerless reports whether the log had no header line and is read with
-// the header OpenLogAssuming was given.
-func (lr *LogReader) Headerless() bool { return lr.headerless }
-
-// CheckHeaderData checks a header's queries= and docs= (when present)
+// checkHeaderData checks a header's queries= and docs= (when present)
 // against the dataset, so that a log or targets file made on another dataset
 // is refused, and its doc-ids= (when present) against the way the dataset
-// names its documents (see WithDocIDs).
-func CheckHeaderData(h Header, ds *Dataset) error {
+// names its documents (see withDocIDs).
+func checkHeaderData(h Header, ds *Dataset) error {
 	for _, kv := range []struct {
 		key  string
 		have int
@@ -503,7 +499,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		return LogRecord{}, lr.Errorf(1, "qid %q is not in %s", shorten(qid), lr.ds.Source)
 	}
 	m := lr.ds.QuerySize(q)
-	named := lr.ds.HasDocIDs()
+	named := lr.ds.hasDocIDs()
 	slate := lr.slate[:0]
 	rest := lr.fields[1]
 	for i := 0; ; i++ {
@@ -512,7 +508,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		name := bytes.TrimSpace(tok)
 		var d int
 		if named {
-			p, ok := lr.ds.FindDoc(q, name)
+			p, ok := lr.ds.findDoc(q, name)
 			if !ok {
 				return LogRecord{}, lr.Errorf(2, "slot %d: document %q is not in qid %s", i+1, shorten(name), lr.ds.QIDs[q])
 			}
@@ -548,7 +544,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		return LogRecord{}, lr.Errorf(3, "reward is not a finite number")
 	}
 	lr.n++
-	return LogRecord{Query: q, Context: lr.fields[0], Slate: slate, Reward: r, Line: lr.line}, nil
+	return LogRecord{Query: q, Context: lr.fields[0], Slate: slate, Reward: r, line: lr.line}, nil
 }
 
 // Errorf returns an error about field (1 qid, 2 slate, 3 reward) of the line
@@ -605,7 +601,7 @@ func NewLogWriter(w io.Writer, h Header, ds *Dataset) (*LogWriter, error) {
 			return nil, fmt.Errorf("slate log header lacks %s", k)
 		}
 	}
-	if _, err := io.WriteString(w, WithDocIDs(h, ds).Format(LogMagic)+"\n"); err != nil {
+	if _, err := io.WriteString(w, withDocIDs(h, ds).Format(LogMagic)+"\n"); err != nil {
 		return nil, err
 	}
 	return &LogWriter{w: w, ds: ds, buf: make([]byte, 0, 128)}, nil

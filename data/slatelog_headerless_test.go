@@ -43,7 +43,7 @@ func TestHeaderlessLogReadsAsHeadered(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !lr.Headerless() {
+	if !lr.headerless {
 		t.Error("Headerless() = false for a log without a header")
 	}
 	got, gotH := readAll(t, lr)
@@ -52,10 +52,10 @@ func TestHeaderlessLogReadsAsHeadered(t *testing.T) {
 	}
 	for i := range got {
 		// The headerless log's lines are one earlier: it has no header line.
-		if got[i].Line != want[i].Line-1 {
-			t.Errorf("impression %d: line %d, want %d", i, got[i].Line, want[i].Line-1)
+		if got[i].line != want[i].line-1 {
+			t.Errorf("impression %d: line %d, want %d", i, got[i].line, want[i].line-1)
 		}
-		got[i].Line = want[i].Line
+		got[i].line = want[i].line
 	}
 	if !reflect.DeepEqual(got, want) || !reflect.DeepEqual(gotH, wantH) {
 		t.Errorf("headerless read %v %v, headered %v %v", got, gotH, want, wantH)
@@ -68,15 +68,15 @@ func TestHeaderlessLogReadsAsHeadered(t *testing.T) {
 	// A log with a header ignores what is assumed, and a log without one
 	// whose first line is blank starts at its first impression.
 	lr, err = newLogReader(strings.NewReader(head+body), "h.log", ds, Header{"slots": "2", "logging": "pa:1"})
-	if err != nil || lr.Slots() != 3 || lr.Headerless() {
-		t.Fatalf("headered log with an assumed header: slots %d, headerless %v, %v", lr.Slots(), lr.Headerless(), err)
+	if err != nil || lr.Slots() != 3 || lr.headerless {
+		t.Fatalf("headered log with an assumed header: slots %d, headerless %v, %v", lr.Slots(), lr.headerless, err)
 	}
 	lr, err = newLogReader(strings.NewReader("\n"+body), "b.log", ds, Header{"slots": "3", "logging": "uniform"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, _ := readAll(t, lr); len(got) != 3 || got[0].Line != 2 {
-		t.Errorf("blank first line: %d impressions, first on line %d", len(got), got[0].Line)
+	if got, _ := readAll(t, lr); len(got) != 3 || got[0].line != 2 {
+		t.Errorf("blank first line: %d impressions, first on line %d", len(got), got[0].line)
 	}
 }
 

@@ -92,7 +92,7 @@ func TestLogRoundTrip(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if rec.Reward != r || rec.Query != i%2 || rec.Line != i+2 || rec.Slate[0] != int32(i%2) {
+		if rec.Reward != r || rec.Query != i%2 || rec.line != i+2 || rec.Slate[0] != int32(i%2) {
 			t.Fatalf("record %d: %+v", i, rec)
 		}
 	}

@@ -42,7 +42,7 @@ type Targets struct {
 func (t *Targets) Len() int { return len(t.Target) }
 
 // ReadTargets reads a targets file (optionally gzip-compressed) and checks
-// it against ds: qids present, docs of their query (Dataset.FindDoc), slots
+// it against ds: qids present, docs of their query (Dataset.findDoc), slots
 // within the header's slots, finite targets, finite non-negative weights, no row given
 // twice. Rows come back sorted by (query, doc, slot) whatever their order in
 // the file. Errors are *ParseError values naming file, line and field.
@@ -133,7 +133,7 @@ func (t *Targets) checkUseful(name string) error {
 // readTargetsHeader reads the header line and checks its slots= and that it
 // was made for ds.
 func readTargetsHeader(lr *lineReader, ds *Dataset) (Header, int, error) {
-	h, err := lr.readHeader(TargetsMagic)
+	h, err := lr.readHeader(targetsMagic)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -145,7 +145,7 @@ func readTargetsHeader(lr *lineReader, ds *Dataset) (Header, int, error) {
 		err = fmt.Errorf("header slots=%d outside 1..255", slots)
 	}
 	if err == nil {
-		err = CheckHeaderData(h, ds)
+		err = checkHeaderData(h, ds)
 	}
 	if err != nil {
 		return nil, 0, lr.lineErr(ErrHeader, "%v", err)
@@ -175,9 +175,9 @@ func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Datase
 	if !ok {
 		return targetRow{}, fieldErr(1, ErrQID, "qid %q is not in %s", shorten(fields[0]), ds.Source)
 	}
-	doc, ok := ds.FindDoc(q, bytes.TrimSpace(fields[1]))
+	doc, ok := ds.findDoc(q, bytes.TrimSpace(fields[1]))
 	if !ok {
-		if ds.HasDocIDs() {
+		if ds.hasDocIDs() {
 			return targetRow{}, fieldErr(2, ErrRow, "doc %q is not in qid %s", shorten(bytes.TrimSpace(fields[1])), ds.QIDs[q])
 		}
 		return targetRow{}, fieldErr(2, ErrRow, "doc must be a position 0..%d of qid %s", ds.QuerySize(q)-1, ds.QIDs[q])
@@ -251,9 +251,9 @@ func WriteTargets(w io.Writer, t *Targets, ds *Dataset) error {
 	if len(t.Query) != n || len(t.Doc) != n || len(t.Slot) != n || len(t.Weight) != n {
 		return fmt.Errorf("targets: columns of different lengths")
 	}
-	h := WithDocIDs(Header(t.Header), ds).Clone()
+	h := withDocIDs(Header(t.Header), ds).Clone()
 	h["slots"] = strconv.Itoa(t.Slots)
-	if _, err := io.WriteString(w, h.Format(TargetsMagic)+"\n"); err != nil {
+	if _, err := io.WriteString(w, h.Format(targetsMagic)+"\n"); err != nil {
 		return err
 	}
 	const chunk = 1 << 15

@@ -57,20 +57,20 @@ type Conventions struct {
 	MaxRel int
 }
 
-// MaxMaxRel is the highest maxrel accepted: the highest grade a LETOR file
+// maxMaxRel is the highest maxrel accepted: the highest grade a LETOR file
 // can hold (grades are bytes).
-const MaxMaxRel = 255
+const maxMaxRel = 255
 
 // CheckMaxRel reports whether maxRel is a usable ERR maxrel for data whose
 // highest grade is highest: a non-negative integer no larger than
-// MaxMaxRel, and not below highest (else R(a) exceeds 1 and ERR, or a
+// maxMaxRel, and not below highest (else R(a) exceeds 1 and ERR, or a
 // simulated reward, leaves [0, 1]).
 func CheckMaxRel(maxRel, highest int) error {
 	switch {
 	case maxRel < 0:
 		return fmt.Errorf("maxrel %d is not a non-negative integer", maxRel)
-	case maxRel > MaxMaxRel:
-		return fmt.Errorf("maxrel %d is above %d, the highest grade a file can hold", maxRel, MaxMaxRel)
+	case maxRel > maxMaxRel:
+		return fmt.Errorf("maxrel %d is above %d, the highest grade a file can hold", maxRel, maxMaxRel)
 	case maxRel < highest:
 		return fmt.Errorf("maxrel %d is below the data's highest grade %d", maxRel, highest)
 	}
@@ -94,13 +94,13 @@ func (c Conventions) String() string {
 // Gain returns the DCG gain 2^rel − 1 of a grade.
 func Gain(rel uint8) float64 { return math.Ldexp(1, int(rel)) - 1 }
 
-// ERRProb returns ERR's stopping probability R = (2^rel − 1)/2^maxrel.
-func ERRProb(rel uint8, maxRel int) float64 {
+// errProb returns ERR's stopping probability R = (2^rel − 1)/2^maxrel.
+func errProb(rel uint8, maxRel int) float64 {
 	return Gain(rel) / math.Ldexp(1, maxRel)
 }
 
-// DCG returns Σ_j (2^rel(s_j) − 1)·discount(j) over the slate.
-func DCG(labels []uint8, slate []int32, d Discount) float64 {
+// dcg returns Σ_j (2^rel(s_j) − 1)·discount(j) over the slate.
+func dcg(labels []uint8, slate []int32, d Discount) float64 {
 	s := 0.0
 	for j, a := range slate {
 		s += Gain(labels[a]) * d.At(j+1)
@@ -136,7 +136,7 @@ func NDCG(labels []uint8, slate []int32, k int, c Conventions) float64 {
 	if ideal == 0 {
 		return float64(c.EmptyQueryNDCG())
 	}
-	return DCG(labels, slate, c.Discount) / ideal
+	return dcg(labels, slate, c.Discount) / ideal
 }
 
 // ERR returns the expected reciprocal rank of the slate (first k slots):
@@ -147,7 +147,7 @@ func ERR(labels []uint8, slate []int32, k int, c Conventions) float64 {
 	}
 	e, p := 0.0, 1.0
 	for r, a := range slate {
-		R := ERRProb(labels[a], c.MaxRel)
+		R := errProb(labels[a], c.MaxRel)
 		e += p * R / float64(r+1)
 		p *= 1 - R
 	}
@@ -211,8 +211,8 @@ func (k Kind) String() string {
 // Name returns the metric's name with its cut-off, e.g. "ndcg@3".
 func (m Metric) Name() string { return fmt.Sprintf("%s@%d", m.Kind, m.K) }
 
-// Score returns the metric of a slate for a query with the given labels.
-func (m Metric) Score(labels []uint8, slate []int32) float64 {
+// score returns the metric of a slate for a query with the given labels.
+func (m Metric) score(labels []uint8, slate []int32) float64 {
 	if m.Kind == KindERR {
 		return ERR(labels, slate, m.K, m.Conventions)
 	}
@@ -240,7 +240,7 @@ func NewScorer(m Metric, labels []uint8, offsets []int) *Scorer {
 	}
 	for i, l := range labels {
 		if m.Kind == KindERR {
-			s.val[i] = ERRProb(l, m.MaxRel)
+			s.val[i] = errProb(l, m.MaxRel)
 		} else {
 			s.val[i] = Gain(l)
 		}
@@ -261,7 +261,7 @@ func NewScorer(m Metric, labels []uint8, offsets []int) *Scorer {
 }
 
 // Score returns the metric of the slate (document positions inside query q).
-// It gives the same value as Metric.Score up to floating-point rounding of
+// It gives the same value as Metric.score up to floating-point rounding of
 // the division by DCG*.
 func (s *Scorer) Score(q int, slate []int32) float64 {
 	base := s.offsets[q]

@@ -5,7 +5,7 @@ package eval
 // order (as ERR scores them, with R from c.MaxRel). A query without
 // documents, or k ≤ 0, gives 0, like ERR of an empty slate.
 //
-// With R_a = ERRProb(labels[a], c.MaxRel) and q_a = 1 − R_a, each term of ERR telescopes,
+// With R_a = errProb(labels[a], c.MaxRel) and q_a = 1 − R_a, each term of ERR telescopes,
 // R(s_j)·Π_{i<j} q(s_i) = P_{j−1} − P_j with P_j = Π_{i≤j} q(s_i), and the
 // first j slots of a uniform slate are a uniform j-subset of the documents,
 // so E[P_j] = ê_j = e_j(q)/C(m, j), the normalised elementary symmetric
@@ -43,7 +43,7 @@ func RandomERR(labels []uint8, k int, c Conventions) float64 {
 	e[0] = 1
 	for i0, g := range labels {
 		i := i0 + 1
-		R := ERRProb(g, c.MaxRel)
+		R := errProb(g, c.MaxRel)
 		q := 1 - R
 		inv := 1 / float64(i)
 		// Descending j: the updates read index j−1 before it changes.

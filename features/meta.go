@@ -27,8 +27,8 @@ const (
 	keyVersion  = "piopt_version"
 )
 
-// MetaVersion is the version of the metadata layout.
-const MetaVersion = "1"
+// metaVersion is the version of the metadata layout.
+const metaVersion = "1"
 
 // Meta describes what a model was trained on.
 type Meta struct {
@@ -50,7 +50,7 @@ func (m Meta) Attrs() map[string]string {
 		keyFeatures: strconv.Itoa(m.Features),
 		keyMetric:   m.Metric,
 		keyTargets:  m.Targets,
-		keyVersion:  MetaVersion,
+		keyVersion:  metaVersion,
 	}
 }
 

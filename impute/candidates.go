@@ -22,7 +22,7 @@ import (
 // "query q" below is then indexed by context.
 type Candidates struct {
 	ds      *data.Dataset
-	limit   int
+	limit   int     // per-query candidate limit (0: all documents)
 	offsets []int   // query q's candidates are docs[offsets[q]:offsets[q+1]]
 	docs    []int32 // document positions inside the query
 	labels  []uint8 // labels of the candidates, in candidate order
@@ -168,18 +168,15 @@ func (c *Candidates) Name(q int) string {
 	return c.names[q]
 }
 
-// Lookup returns the context named name (a byte slice so that the log
+// lookup returns the context named name (a byte slice so that the log
 // reader's lookups do not allocate), reporting false when there is none.
-func (c *Candidates) Lookup(name []byte) (int, bool) {
+func (c *Candidates) lookup(name []byte) (int, bool) {
 	q, ok := c.byName[string(name)]
 	return q, ok
 }
 
 // Dataset returns the dataset the candidates belong to.
 func (c *Candidates) Dataset() *data.Dataset { return c.ds }
-
-// Limit returns the per-query candidate limit (0: all documents).
-func (c *Candidates) Limit() int { return c.limit }
 
 // NumQueries returns the number of queries.
 func (c *Candidates) NumQueries() int { return len(c.offsets) - 1 }
@@ -248,7 +245,7 @@ func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int,
 		unit := "query"
 		if c.query != nil {
 			var ok bool
-			if q, ok = c.Lookup(rec.Context); !ok {
+			if q, ok = c.lookup(rec.Context); !ok {
 				return lr.Errorf(1, "context %q is not in the policy file", rec.Context)
 			}
 			unit = "context"
@@ -258,7 +255,7 @@ func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int,
 				len(rec.Slate), unit, c.Name(q), c.Size(q), want)
 		}
 		var ok bool
-		if slate, ok = c.ToIndices(q, rec.Slate, slate); !ok {
+		if slate, ok = c.toIndices(q, rec.Slate, slate); !ok {
 			j := len(slate)
 			return lr.Errorf(2, "slot %d: document %s of %s %q is not one of its %d candidates",
 				j+1, c.ds.DocID(c.Query(q), int(rec.Slate[j])), unit, c.Name(q), c.Size(q))
@@ -274,10 +271,10 @@ func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int,
 	}
 }
 
-// ToIndices converts a slate of document positions of query q into
+// toIndices converts a slate of document positions of query q into
 // candidate indices in dst (resized), reporting false when a document is out
 // of range or not a candidate.
-func (c *Candidates) ToIndices(q int, docs []int32, dst []int32) ([]int32, bool) {
+func (c *Candidates) toIndices(q int, docs []int32, dst []int32) ([]int32, bool) {
 	dst = dst[:0]
 	for _, d := range docs {
 		a := c.Index(q, d)

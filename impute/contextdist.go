@@ -165,9 +165,9 @@ func (d *Dist) EachSupportSlate(fn func(s []int32)) {
 	}
 }
 
-// Key returns the distribution's canonical content: two distributions with
-// equal keys are equal, so they share Γ and Γ† (GammaCache.ForDist).
-func (d *Dist) Key() string {
+// key returns the distribution's canonical content: two distributions with
+// equal keys are equal, so they share Γ and Γ† (GammaCache.forDist).
+func (d *Dist) key() string {
 	b := []byte(d.lg.String())
 	b = append(b, '|')
 	b = strconv.AppendInt(b, int64(d.m), 10)

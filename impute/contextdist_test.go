@@ -79,7 +79,7 @@ func contextCases(t testing.TB) []contextCase {
 			if err != nil {
 				t.Fatal(err)
 			}
-			eps := d.lg.Eps()
+			eps := d.lg.eps
 			list := map[string]float64{}
 			for i, p := range probs {
 				list[fmt.Sprint(slates[i*l:(i+1)*l])] += p
@@ -156,7 +156,7 @@ func TestContextDistGammaMatchesEnumeration(t *testing.T) {
 		if d.lg.NeedsScores() && len(d.w) > 1 {
 			// The quadrature beyond the exact programme, forced: within its
 			// stated bound of enumeration.
-			q, err := NewGamma(d, GammaOptions{PL: PLOptions{ExactBudget: -1}})
+			q, err := NewGamma(d, GammaOptions{pl: plOptions{ExactBudget: -1}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -166,7 +166,7 @@ func TestContextDistGammaMatchesEnumeration(t *testing.T) {
 			}
 		}
 		// The structured Γ† is the Moore–Penrose pseudoinverse of Γ.
-		pinv, _, err := densePinvReference(mat.NewSymDense(n, ref), DefaultCutoff)
+		pinv, _, err := densePinvReference(mat.NewSymDense(n, ref), defaultCutoff)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +230,7 @@ func TestContextDistPIUnbiased(t *testing.T) {
 func TestContextDistSample(t *testing.T) {
 	for _, tc := range contextCases(t) {
 		d := tc.d
-		if d.NumSlates() > 400 {
+		if d.numSlates() > 400 {
 			continue
 		}
 		const n = 200000

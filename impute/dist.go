@@ -97,20 +97,14 @@ func (lg Logging) newDist(m, l int) (*Dist, error) {
 	return d, nil
 }
 
-// M returns the number of candidates.
-func (d *Dist) M() int { return d.m }
-
-// L returns the number of slots.
-func (d *Dist) L() int { return d.l }
-
 // Logging returns the policy.
 func (d *Dist) Logging() Logging { return d.lg }
 
-// NumClasses returns the number of weight classes (1 for uniform).
-func (d *Dist) NumClasses() int { return len(d.w) }
+// numClasses returns the number of weight classes (1 for uniform).
+func (d *Dist) numClasses() int { return len(d.w) }
 
-// ClassSizes returns the number of candidates of each weight class.
-func (d *Dist) ClassSizes() []int {
+// classSizes returns the number of candidates of each weight class.
+func (d *Dist) classSizes() []int {
 	s := make([]int, len(d.w))
 	for c := range s {
 		s[c] = d.start[c+1] - d.start[c]
@@ -129,8 +123,8 @@ func (d *Dist) class(a int32) int {
 	return bits.Len32(uint32(a)+1) - 1
 }
 
-// NumSlates returns the number of slates, m!/(m−ℓ)!, as a float.
-func (d *Dist) NumSlates() float64 {
+// numSlates returns the number of slates, m!/(m−ℓ)!, as a float.
+func (d *Dist) numSlates() float64 {
 	n := 1.0
 	for j := 0; j < d.l; j++ {
 		n *= float64(d.m - j)

@@ -26,8 +26,8 @@ func TestParseLogging(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%q: %v", tc.spec, err)
 		}
-		if lg.String() != tc.canon || lg.IsUniform() != tc.uniform {
-			t.Errorf("%q: String %q IsUniform %v, want %q %v", tc.spec, lg, lg.IsUniform(), tc.canon, tc.uniform)
+		if lg.String() != tc.canon || lg.isUniform() != tc.uniform {
+			t.Errorf("%q: String %q IsUniform %v, want %q %v", tc.spec, lg, lg.isUniform(), tc.canon, tc.uniform)
 		}
 		back, err := ParseLogging(lg.String())
 		if err != nil || back != lg {
@@ -48,13 +48,13 @@ func TestDistShapes(t *testing.T) {
 			t.Errorf("Dist(%d, %d) accepted", bad[0], bad[1])
 		}
 	}
-	lg, _ := PA(1)
+	lg, _ := pa(1)
 	for _, tc := range []struct {
 		m     int
 		sizes []int
 	}{{1, []int{1}}, {2, []int{1, 1}}, {3, []int{1, 2}}, {7, []int{1, 2, 4}}, {8, []int{1, 2, 4, 1}}, {100, []int{1, 2, 4, 8, 16, 32, 37}}} {
 		d, _ := lg.Dist(tc.m, 1)
-		if got := d.ClassSizes(); fmt.Sprint(got) != fmt.Sprint(tc.sizes) {
+		if got := d.classSizes(); fmt.Sprint(got) != fmt.Sprint(tc.sizes) {
 			t.Errorf("pa m=%d: classes %v, want %v", tc.m, got, tc.sizes)
 		}
 	}
@@ -67,8 +67,8 @@ func TestProbSumsToOne(t *testing.T) {
 			d, _ := mustLogging(t, spec).Dist(sh[0], sh[1])
 			sum, n := 0.0, 0
 			d.EachSlate(func(s []int32, p float64) { sum += p; n++ })
-			if math.Abs(sum-1) > 1e-12 || float64(n) != d.NumSlates() {
-				t.Errorf("%s %v: Σμ = %v over %d slates (NumSlates %v)", spec, sh, sum, n, d.NumSlates())
+			if math.Abs(sum-1) > 1e-12 || float64(n) != d.numSlates() {
+				t.Errorf("%s %v: Σμ = %v over %d slates (NumSlates %v)", spec, sh, sum, n, d.numSlates())
 			}
 		}
 	}

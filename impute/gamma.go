@@ -10,39 +10,39 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// DefaultCutoff is the relative eigenvalue cut-off of Γ†: eigenvalues at or
-// below DefaultCutoff × the largest eigenvalue of Γ count as zero. For p_2
+// defaultCutoff is the relative eigenvalue cut-off of Γ†: eigenvalues at or
+// below defaultCutoff × the largest eigenvalue of Γ count as zero. For p_2
 // with m = 100, ℓ = 10 the smallest true eigenvalue is 9e-7 of the largest,
 // so a cut-off of 1e-6 or more would drop a real direction.
-const DefaultCutoff = 1e-10
+const defaultCutoff = 1e-10
 
-// DefaultMaxStates bounds the exact dynamic programme behind Γ; a shape that
+// defaultMaxStates bounds the exact dynamic programme behind Γ; a shape that
 // needs more states is estimated by Monte Carlo instead.
-const DefaultMaxStates = 1 << 18
+const defaultMaxStates = 1 << 18
 
-// DefaultMCSamples is the number of slates of the Monte Carlo fallback.
-const DefaultMCSamples = 1 << 20
+// defaultMCSamples is the number of slates of the Monte Carlo fallback.
+const defaultMCSamples = 1 << 20
 
 // GammaOptions tune how Γ is computed. The zero value gives the defaults.
 type GammaOptions struct {
-	Cutoff    float64 // relative eigenvalue cut-off; 0 means DefaultCutoff
-	MaxStates int     // states of the exact programme; 0 means DefaultMaxStates
-	MCSamples int     // slates of the Monte Carlo fallback; 0 means DefaultMCSamples
+	cutoff    float64 // relative eigenvalue cut-off; 0 means defaultCutoff
+	maxStates int     // states of the exact programme; 0 means defaultMaxStates
+	mcSamples int     // slates of the Monte Carlo fallback; 0 means defaultMCSamples
 	Seed      uint64  // seed of the Monte Carlo fallback
-	// PL tunes Plackett–Luce's Γ (exact programme's budget, quadrature's
+	// pl tunes Plackett–Luce's Γ (exact programme's budget, quadrature's
 	// tolerance).
-	PL PLOptions
+	pl plOptions
 }
 
 func (o GammaOptions) withDefaults() GammaOptions {
-	if o.Cutoff == 0 {
-		o.Cutoff = DefaultCutoff
+	if o.cutoff == 0 {
+		o.cutoff = defaultCutoff
 	}
-	if o.MaxStates == 0 {
-		o.MaxStates = DefaultMaxStates
+	if o.maxStates == 0 {
+		o.maxStates = defaultMaxStates
 	}
-	if o.MCSamples == 0 {
-		o.MCSamples = DefaultMCSamples
+	if o.mcSamples == 0 {
+		o.mcSamples = defaultMCSamples
 	}
 	return o
 }
@@ -84,7 +84,7 @@ type Spectrum struct {
 	Max        float64 // largest eigenvalue of Γ
 	MinKept    float64 // smallest eigenvalue above the cut-off
 	MaxDropped float64 // largest eigenvalue at or below the cut-off (≈ 0 when Γ is exactly singular)
-	Cutoff     float64 // absolute cut-off: relative cut-off × Max
+	cutoff     float64 // absolute cut-off: relative cut-off × Max
 }
 
 // Condition returns Max/MinKept, the condition number of Γ on its range.
@@ -96,10 +96,10 @@ func (s Spectrum) Condition() float64 { return s.Max / s.MinKept }
 // programme would need more than opt.MaxStates states.
 func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 	opt = opt.withDefaults()
-	if !(opt.Cutoff > 0 && opt.Cutoff < 1) {
-		return nil, fmt.Errorf("impute: eigenvalue cut-off %v outside (0, 1)", opt.Cutoff)
+	if !(opt.cutoff > 0 && opt.cutoff < 1) {
+		return nil, fmt.Errorf("impute: eigenvalue cut-off %v outside (0, 1)", opt.cutoff)
 	}
-	sizes := d.ClassSizes()
+	sizes := d.classSizes()
 	var mo *moments
 	if !d.weighted {
 		mo = uniformMoments(sizes, d.l)
@@ -110,15 +110,15 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 			wm = slateMoments(d)
 		case d.lg.base == basePL:
 			var err error
-			if wm, err = plackettLuceMoments(sizes, d.w, d.l, opt.PL); err != nil {
+			if wm, err = plackettLuceMoments(sizes, d.w, d.l, opt.pl); err != nil {
 				return nil, err
 			}
 		default:
 			var ok bool
-			wm, ok = weightedMoments(sizes, d.w, d.l, opt.MaxStates)
+			wm, ok = weightedMoments(sizes, d.w, d.l, opt.maxStates)
 			if !ok {
 				rng := rand.NewPCG(opt.Seed, uint64(d.m)<<32|uint64(d.l))
-				wm = sampledMoments(d, opt.MCSamples, rng)
+				wm = sampledMoments(d, opt.mcSamples, rng)
 			}
 		}
 		mo = wm
@@ -126,14 +126,14 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 			mo = mixMoments(wm, uniformMoments(sizes, d.l), eps)
 		}
 	}
-	return newGammaFromMoments(d, mo, opt.Cutoff, !d.weighted)
+	return newGammaFromMoments(d, mo, opt.cutoff, !d.weighted)
 }
 
 // newGammaFromMoments builds Γ's blocks from the class-level moments and
 // their pseudoinverses. closed selects the uniform policy's closed form for
 // Γ† (the blocks still give MulVec and the spectrum).
 func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Gamma, error) {
-	g := &Gamma{d: d, m: d.m, l: d.l, nc: len(d.w), size: d.ClassSizes(), mo: mo, closed: closed}
+	g := &Gamma{d: d, m: d.m, l: d.l, nc: len(d.w), size: d.classSizes(), mo: mo, closed: closed}
 	l, nc := g.l, g.nc
 	g.invSqrt = make([]float64, nc)
 	for c, n := range g.size {
@@ -170,7 +170,7 @@ func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Ga
 			g.spec.Max = max(g.spec.Max, v)
 		}
 	}
-	g.spec.Cutoff = cutoff * g.spec.Max
+	g.spec.cutoff = cutoff * g.spec.Max
 	g.spec.MinKept = math.Inf(1)
 	g.mPinv = make([][]float64, nc)
 	bi := 0
@@ -246,7 +246,7 @@ func (g *Gamma) decompose(a []float64, n, mult int) (eigenBlock, error) {
 func (g *Gamma) pinv(b eigenBlock, n int) []float64 {
 	out := make([]float64, n*n)
 	for i, v := range b.vals {
-		if v <= g.spec.Cutoff {
+		if v <= g.spec.cutoff {
 			g.spec.MaxDropped = max(g.spec.MaxDropped, v)
 			continue
 		}
@@ -282,8 +282,8 @@ func (g *Gamma) Exact() bool { return g.mo.exact }
 // Γ's class-level probabilities (0 when exact).
 func (g *Gamma) StdErr() float64 { return g.mo.stderr }
 
-// At returns the entry Γ(j,a; k,b) = P(s_j = a, s_k = b) (j = k: P(s_j = a)·1{a = b}).
-func (g *Gamma) At(j, a, k, b int) float64 {
+// at returns the entry Γ(j,a; k,b) = P(s_j = a, s_k = b) (j = k: P(s_j = a)·1{a = b}).
+func (g *Gamma) at(j, a, k, b int) float64 {
 	ca, cb := g.d.class(int32(a)), g.d.class(int32(b))
 	if j == k {
 		if a != b {
@@ -301,8 +301,8 @@ func (g *Gamma) At(j, a, k, b int) float64 {
 	return g.mo.pair(j, k, ca, cb) / (na * nb)
 }
 
-// Marginal returns q_μ(j, a) = P(s_j = a).
-func (g *Gamma) Marginal(j, a int) float64 {
+// marginal returns q_μ(j, a) = P(s_j = a).
+func (g *Gamma) marginal(j, a int) float64 {
 	c := g.d.class(int32(a))
 	return g.mo.p1[j*g.nc+c] / float64(g.size[c])
 }
@@ -341,8 +341,8 @@ func (g *Gamma) PinvMulVec(dst, v []float64) {
 	g.applyBlocks(dst, v, g.mPinv, g.gPinv)
 }
 
-// MulVec sets dst = Γ v (both of length ℓm; dst must not alias v).
-func (g *Gamma) MulVec(dst, v []float64) {
+// mulVec sets dst = Γ v (both of length ℓm; dst must not alias v).
+func (g *Gamma) mulVec(dst, v []float64) {
 	g.check(dst, v)
 	g.applyBlocks(dst, v, g.mBlk, g.gBlk)
 }
@@ -522,7 +522,7 @@ func Indicator(dst []float64, m int, s []int32) []float64 {
 // named policy (uniform, pa) Γ depends on a query only through its shape
 // (m candidates, ℓ slots); for per-context policies (a policy file, or
 // Plackett–Luce on a rank source's scores) once per distinct content
-// (Dist.Key), so a million contexts sharing a few policies cost a few
+// (Dist.key), so a million contexts sharing a few policies cost a few
 // pseudoinverses. It is safe for concurrent use; concurrent requests for
 // one entry compute it once.
 type GammaCache struct {
@@ -572,17 +572,17 @@ func (gc *GammaCache) Dist(q int) *Dist {
 // Query returns Γ of context q, which has m candidates and l slots.
 func (gc *GammaCache) Query(q, m, l int) (*Gamma, error) {
 	if gc.dists == nil {
-		return gc.Get(m, l)
+		return gc.get(m, l)
 	}
 	d := gc.dists[q]
 	if d.m != m || d.l != l {
 		return nil, fmt.Errorf("impute: context %d has a policy over %d slots of %d candidates, not %d of %d", q, d.l, d.m, l, m)
 	}
-	return gc.ForDist(d)
+	return gc.forDist(d)
 }
 
-// Get returns Γ for m candidates and l ≤ m slots of the cache's policy.
-func (gc *GammaCache) Get(m, l int) (*Gamma, error) {
+// get returns Γ for m candidates and l ≤ m slots of the cache's policy.
+func (gc *GammaCache) get(m, l int) (*Gamma, error) {
 	key := [2]int{m, l}
 	gc.mu.Lock()
 	e := gc.byK[key]
@@ -595,10 +595,10 @@ func (gc *GammaCache) Get(m, l int) (*Gamma, error) {
 	return e.g, e.err
 }
 
-// ForDist returns Γ of the distribution d, shared by every distribution of
+// forDist returns Γ of the distribution d, shared by every distribution of
 // equal content.
-func (gc *GammaCache) ForDist(d *Dist) (*Gamma, error) {
-	key := d.Key()
+func (gc *GammaCache) forDist(d *Dist) (*Gamma, error) {
+	key := d.key()
 	gc.mu.Lock()
 	e := gc.byKey[key]
 	if e == nil {

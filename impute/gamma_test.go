@@ -85,13 +85,13 @@ func TestGammaHandComputedPA(t *testing.T) {
 		{2, 0}: 0.25 * 2 / 3, {2, 1}: 0.25 / 3,
 	}
 	for ab, want := range p {
-		if got := g.At(0, ab[0], 1, ab[1]); math.Abs(got-want) > 1e-15 {
+		if got := g.at(0, ab[0], 1, ab[1]); math.Abs(got-want) > 1e-15 {
 			t.Errorf("P(s1=%d, s2=%d) = %v, want %v", ab[0], ab[1], got, want)
 		}
 	}
 	wantSlot2 := []float64{2 * 0.25 * 2 / 3, 0.25 + 0.25/3, 0.25 + 0.25/3}
 	for a, want := range wantSlot2 {
-		if got := g.Marginal(1, a); math.Abs(got-want) > 1e-15 {
+		if got := g.marginal(1, a); math.Abs(got-want) > 1e-15 {
 			t.Errorf("P(s2=%d) = %v, want %v", a, got, want)
 		}
 	}
@@ -109,7 +109,7 @@ func TestStructuredPinvMatchesDense(t *testing.T) {
 		for _, sh := range shapes(1, 12) {
 			m, l := sh[0], sh[1]
 			g := mustGamma(t, lg, m, l)
-			ref, sp, err := densePinvReference(denseGamma(g), DefaultCutoff)
+			ref, sp, err := densePinvReference(denseGamma(g), defaultCutoff)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +121,7 @@ func TestStructuredPinvMatchesDense(t *testing.T) {
 			}
 			if g.closed {
 				// The same Γ through the general block path.
-				blocks, err := newGammaFromMoments(g.d, g.mo, DefaultCutoff, false)
+				blocks, err := newGammaFromMoments(g.d, g.mo, defaultCutoff, false)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -146,7 +146,7 @@ func TestMulVecMatchesDense(t *testing.T) {
 				v[i] = rng.NormFloat64()
 			}
 			got := make([]float64, n)
-			g.MulVec(got, v)
+			g.mulVec(got, v)
 			var want mat.VecDense
 			want.MulVec(denseGamma(g), mat.NewVecDense(n, v))
 			for i := range got {
@@ -189,7 +189,7 @@ func TestUniformRankAndSpectrum(t *testing.T) {
 		if l == m {
 			want = (m-1)*(m-1) + 1
 		}
-		_, dense, _ := densePinvReference(denseGamma(g), DefaultCutoff)
+		_, dense, _ := densePinvReference(denseGamma(g), defaultCutoff)
 		if g.Spectrum().Rank != want || dense.Rank != want {
 			t.Errorf("m=%d ℓ=%d: rank %d (dense %d), want %d", m, l, g.Spectrum().Rank, dense.Rank, want)
 		}
@@ -414,7 +414,7 @@ func TestSingleSlotIsIPS(t *testing.T) {
 // relative cut-off keeps the tiny eigenvalues of p_2 (9e-7 of the largest).
 func TestPALargeExact(t *testing.T) {
 	for _, alpha := range []float64{0.5, 1, 2} {
-		lg, _ := PA(alpha)
+		lg, _ := pa(alpha)
 		start := time.Now()
 		g := mustGamma(t, lg, 100, 10)
 		el := time.Since(start)
@@ -451,7 +451,7 @@ func TestPALargeExact(t *testing.T) {
 func TestMonteCarloFallback(t *testing.T) {
 	d, _ := mustLogging(t, "eps:0.1,pa:1").Dist(10, 3)
 	exact, _ := NewGamma(d, GammaOptions{})
-	mc, err := NewGamma(d, GammaOptions{MaxStates: 3, MCSamples: 200000, Seed: 1})
+	mc, err := NewGamma(d, GammaOptions{maxStates: 3, mcSamples: 200000, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -476,13 +476,13 @@ func TestMonteCarloFallback(t *testing.T) {
 
 func TestGammaCacheSharesShapes(t *testing.T) {
 	gc := NewGammaCache(mustLogging(t, "pa:1"), GammaOptions{})
-	a, _ := gc.Get(30, 3)
-	b, _ := gc.Get(30, 3)
-	c, _ := gc.Get(31, 3)
+	a, _ := gc.get(30, 3)
+	b, _ := gc.get(30, 3)
+	c, _ := gc.get(31, 3)
 	if a != b || a == c {
 		t.Fatal("cache does not share Γ per shape")
 	}
-	if _, err := gc.Get(2, 3); err == nil {
+	if _, err := gc.get(2, 3); err == nil {
 		t.Fatal("ℓ > m accepted")
 	}
 	if all := gc.All(); len(all) != 2 || all[0].M() != 30 || all[1].M() != 31 {

@@ -16,9 +16,9 @@ const (
 	baseSlates // an explicit distribution over slates
 )
 
-// MaxAlpha bounds p_α's exponent so that every weight 2^(−α·⌊log2 rank⌋)
+// maxAlpha bounds p_α's exponent so that every weight 2^(−α·⌊log2 rank⌋)
 // stays a normal float64 for any realistic query size.
-const MaxAlpha = 32
+const maxAlpha = 32
 
 // Logging is a logging policy μ: how a slate of ℓ distinct documents is
 // drawn from a query's m candidates. It is a small value; the zero value is
@@ -47,29 +47,29 @@ type Logging struct {
 // repetition.
 func Uniform() Logging { return Logging{} }
 
-// PA returns the rank-based policy p_α: weights 2^(−α·⌊log2 rank⌋), drawn
-// slot by slot without replacement. α must lie in [0, MaxAlpha].
-func PA(alpha float64) (Logging, error) {
-	if !(alpha >= 0 && alpha <= MaxAlpha) {
-		return Logging{}, fmt.Errorf("logging pa:%v: α must be in [0, %d]", alpha, MaxAlpha)
+// pa returns the rank-based policy p_α: weights 2^(−α·⌊log2 rank⌋), drawn
+// slot by slot without replacement. α must lie in [0, maxAlpha].
+func pa(alpha float64) (Logging, error) {
+	if !(alpha >= 0 && alpha <= maxAlpha) {
+		return Logging{}, fmt.Errorf("logging pa:%v: α must be in [0, %d]", alpha, maxAlpha)
 	}
 	return Logging{base: basePA, alpha: alpha}, nil
 }
 
-// PL returns Plackett–Luce sampling at temperature τ > 0 (finite): a
+// pl returns Plackett–Luce sampling at temperature τ > 0 (finite): a
 // candidate of score s is drawn with weight exp(s/τ).
-func PL(tau float64) (Logging, error) {
+func pl(tau float64) (Logging, error) {
 	if !(tau > 0 && !math.IsInf(tau, 1)) {
 		return Logging{}, fmt.Errorf("logging pl:%v: τ must be a positive finite number", tau)
 	}
 	return Logging{base: basePL, alpha: tau}, nil
 }
 
-// Slates returns the policy of an explicit distribution over slates.
-func Slates() Logging { return Logging{base: baseSlates} }
+// slates returns the policy of an explicit distribution over slates.
+func slates() Logging { return Logging{base: baseSlates} }
 
-// Mix returns (1−eps)·base + eps·uniform. base must not itself be a mixture.
-func Mix(eps float64, base Logging) (Logging, error) {
+// mix returns (1−eps)·base + eps·uniform. base must not itself be a mixture.
+func mix(eps float64, base Logging) (Logging, error) {
 	if !(eps >= 0 && eps <= 1) {
 		return Logging{}, fmt.Errorf("logging eps:%v: E must be in [0, 1]", eps)
 	}
@@ -96,7 +96,7 @@ func ParseLogging(spec string) (Logging, error) {
 		if err != nil {
 			return Logging{}, fmt.Errorf("logging %q: %w", spec, err)
 		}
-		return Mix(eps, b)
+		return mix(eps, b)
 	}
 	return parseBase(spec)
 }
@@ -110,17 +110,17 @@ func parseBase(spec string) (Logging, error) {
 		if err != nil {
 			return Logging{}, fmt.Errorf("logging %q: ALPHA: %w", spec, err)
 		}
-		return PA(alpha)
+		return pa(alpha)
 	}
 	if t, ok := strings.CutPrefix(spec, "pl:"); ok {
 		tau, err := strconv.ParseFloat(t, 64)
 		if err != nil {
 			return Logging{}, fmt.Errorf("logging %q: TAU: %w", spec, err)
 		}
-		return PL(tau)
+		return pl(tau)
 	}
 	if spec == "slates" {
-		return Slates(), nil
+		return slates(), nil
 	}
 	return Logging{}, fmt.Errorf("logging %q: want uniform, pa:ALPHA, pl:TAU, slates or eps:E,POLICY", spec)
 }
@@ -157,30 +157,27 @@ func (lg Logging) NeedsScores() bool { return lg.base == basePL }
 // its distributions come from SlateDist.
 func (lg Logging) NeedsSlates() bool { return lg.base == baseSlates }
 
-// IsUniform reports whether the policy is the uniform distribution over
+// isUniform reports whether the policy is the uniform distribution over
 // slates (uniform itself, p_0, or a mixture of those).
-func (lg Logging) IsUniform() bool {
+func (lg Logging) isUniform() bool {
 	return lg.eps == 1 || lg.base == baseUniform || lg.base == basePA && lg.alpha == 0
 }
 
-// Alpha returns p_α's exponent (0 for the uniform base policy).
-func (lg Logging) Alpha() float64 {
+// paAlpha returns p_α's exponent (0 for the uniform base policy).
+func (lg Logging) paAlpha() float64 {
 	if lg.base != basePA {
 		return 0
 	}
 	return lg.alpha
 }
 
-// Tau returns Plackett–Luce's temperature τ (0 for other policies).
-func (lg Logging) Tau() float64 {
+// tau returns Plackett–Luce's temperature τ (0 for other policies).
+func (lg Logging) tau() float64 {
 	if lg.base != basePL {
 		return 0
 	}
 	return lg.alpha
 }
-
-// Eps returns the weight of the uniform component (0 when not a mixture).
-func (lg Logging) Eps() float64 { return lg.eps }
 
 // weightOfClass returns p_α's weight of rank class c (ranks 2^c .. 2^(c+1)−1).
 func (lg Logging) weightOfClass(c int) float64 { return math.Exp2(-lg.alpha * float64(c)) }

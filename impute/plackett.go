@@ -10,27 +10,27 @@ import (
 	"sync/atomic"
 )
 
-// PLOptions tune the Plackett–Luce moments. The zero value gives defaults.
-type PLOptions struct {
+// plOptions tune the Plackett–Luce moments. The zero value gives defaults.
+type plOptions struct {
 	// ExactBudget is the estimated work, in inner multiply-adds of the
 	// exact dynamic programme (states × classes² × slots), up to which the
-	// programme is used; 0 means DefaultPLExactBudget, < 0 never.
+	// programme is used; 0 means defaultPLExactBudget, < 0 never.
 	ExactBudget int
 	// Tol is the target bound on max |error| of any moment of the
-	// quadrature; 0 means DefaultPLTol.
+	// quadrature; 0 means defaultPLTol.
 	Tol float64
 }
 
-// DefaultPLExactBudget is the default PLOptions.ExactBudget. The programme
+// defaultPLExactBudget is the default plOptions.ExactBudget. The programme
 // runs at 1–2 ns per unit (m = 20, ℓ = 5 distinct weights: 1.2e7 units,
 // 13 ms; m = 14, ℓ = 9: 2.3e7 units, 49 ms) and the quadrature takes 12–25
 // ms on such small shapes, so they cross near 2e7 units; the programme is
 // exact, so it keeps the shapes up to there, among them every p_α shape of
 // up to m = 100, ℓ = 10 (3e6 units).
-const DefaultPLExactBudget = 20_000_000
+const defaultPLExactBudget = 20_000_000
 
-// DefaultPLTol is the default PLOptions.Tol.
-const DefaultPLTol = 1e-10
+// defaultPLTol is the default plOptions.Tol.
+const defaultPLTol = 1e-10
 
 // plackettLuceMoments returns the class-level moments of Plackett–Luce
 // sampling (slot by slot without replacement, probability ∝ weight) of l
@@ -42,7 +42,7 @@ const DefaultPLTol = 1e-10
 // plQuadrature); their bound covers the discretisation, truncation and
 // rounding errors, and exceeds opt.Tol only when plMaxLevel refinements did
 // not reach it.
-func plackettLuceMoments(sizes []int, w []float64, l int, opt PLOptions) (*moments, error) {
+func plackettLuceMoments(sizes []int, w []float64, l int, opt plOptions) (*moments, error) {
 	if len(sizes) != len(w) {
 		return nil, fmt.Errorf("impute: %d class sizes for %d weights", len(sizes), len(w))
 	}
@@ -58,14 +58,14 @@ func plackettLuceMoments(sizes []int, w []float64, l int, opt PLOptions) (*momen
 		return nil, fmt.Errorf("impute: Plackett–Luce slates of %d slots from %d candidates", l, m)
 	}
 	if opt.Tol == 0 {
-		opt.Tol = DefaultPLTol
+		opt.Tol = defaultPLTol
 	}
 	if !(opt.Tol > 0) {
 		return nil, fmt.Errorf("impute: Plackett–Luce tolerance %v", opt.Tol)
 	}
 	budget := float64(opt.ExactBudget)
 	if opt.ExactBudget == 0 {
-		budget = DefaultPLExactBudget
+		budget = defaultPLExactBudget
 	}
 	wn := make([]float64, len(w))
 	for c := range w {

@@ -104,7 +104,7 @@ func TestPlackettLuceBrute(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			want := plBrute(tc.sizes, tc.w, tc.l)
-			exact, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, PLOptions{})
+			exact, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, plOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -113,14 +113,14 @@ func TestPlackettLuceBrute(t *testing.T) {
 			}
 			checkWithin(t, "exact-dp", exact, want, 1e-12)
 			for _, tol := range []float64{0, 1e-6} {
-				quad, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, PLOptions{ExactBudget: -1, Tol: tol})
+				quad, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, plOptions{ExactBudget: -1, Tol: tol})
 				if err != nil {
 					t.Fatal(err)
 				}
 				if quad.method != "clock-quadrature" || quad.exact || !(quad.bound > 0) {
 					t.Errorf("forced: method %q exact %v bound %g", quad.method, quad.exact, quad.bound)
 				}
-				limit := max(tol, DefaultPLTol)
+				limit := max(tol, defaultPLTol)
 				if quad.bound > limit {
 					t.Errorf("Tol %g: bound %.3g", tol, quad.bound)
 				}
@@ -142,7 +142,7 @@ func TestPlackettLuceVsDP(t *testing.T) {
 			if !ok {
 				t.Fatal("programme too large")
 			}
-			got, err := plackettLuceMoments(sizes, w, tc.l, PLOptions{ExactBudget: -1})
+			got, err := plackettLuceMoments(sizes, w, tc.l, plOptions{ExactBudget: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -172,7 +172,7 @@ func TestPlackettLuceManyPerClass(t *testing.T) {
 			if !ok {
 				t.Fatal("programme too large")
 			}
-			got, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, PLOptions{ExactBudget: -1})
+			got, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, plOptions{ExactBudget: -1})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -196,7 +196,7 @@ func TestPlackettLuceClasses(t *testing.T) {
 			flatSizes = append(flatSizes, 1)
 		}
 	}
-	opt := PLOptions{ExactBudget: -1}
+	opt := plOptions{ExactBudget: -1}
 	got, err := plackettLuceMoments(sizes, w, l, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -244,18 +244,18 @@ func TestPlackettLuceIdentities(t *testing.T) {
 	for _, tau := range taus {
 		t.Run(fmt.Sprintf("tau=%g", tau), func(t *testing.T) {
 			sizes, w := plScores(m, tau, 1)
-			mo, err := plackettLuceMoments(sizes, w, l, PLOptions{})
+			mo, err := plackettLuceMoments(sizes, w, l, plOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			if mo.method != "clock-quadrature" || !(mo.bound > 0 && mo.bound <= DefaultPLTol) {
+			if mo.method != "clock-quadrature" || !(mo.bound > 0 && mo.bound <= defaultPLTol) {
 				t.Fatalf("method %q bound %g", mo.method, mo.bound)
 			}
 			// Each identity sums m entries, each within the bound.
 			worst := plIdentities(t, mo, float64(m)*mo.bound)
 			t.Logf("bound %.2g, largest identity residual %.2g", mo.bound, worst)
 			if tau == 1 {
-				one := plQuadrature(sizes, w, l, DefaultPLTol, 1)
+				one := plQuadrature(sizes, w, l, defaultPLTol, 1)
 				if momentsDiff(one, mo) != 0 {
 					t.Errorf("1 worker and %d differ by %g", runtime.GOMAXPROCS(0), momentsDiff(one, mo))
 				}
@@ -303,16 +303,16 @@ func TestPlackettLuceErrors(t *testing.T) {
 		sizes []int
 		w     []float64
 		l     int
-		opt   PLOptions
+		opt   plOptions
 	}{
-		{[]int{1, 1}, []float64{1}, 1, PLOptions{}},
-		{[]int{1, 1}, []float64{1, 0}, 1, PLOptions{}},
-		{[]int{1, 1}, []float64{1, math.Inf(1)}, 1, PLOptions{}},
-		{[]int{1, 1}, []float64{1, math.NaN()}, 1, PLOptions{}},
-		{[]int{1, -1}, []float64{1, 1}, 1, PLOptions{}},
-		{[]int{1, 1}, []float64{1, 1}, 3, PLOptions{}},
-		{[]int{1, 1}, []float64{1, 1}, 0, PLOptions{}},
-		{[]int{1, 1}, []float64{1, 1}, 1, PLOptions{Tol: -1}},
+		{[]int{1, 1}, []float64{1}, 1, plOptions{}},
+		{[]int{1, 1}, []float64{1, 0}, 1, plOptions{}},
+		{[]int{1, 1}, []float64{1, math.Inf(1)}, 1, plOptions{}},
+		{[]int{1, 1}, []float64{1, math.NaN()}, 1, plOptions{}},
+		{[]int{1, -1}, []float64{1, 1}, 1, plOptions{}},
+		{[]int{1, 1}, []float64{1, 1}, 3, plOptions{}},
+		{[]int{1, 1}, []float64{1, 1}, 0, plOptions{}},
+		{[]int{1, 1}, []float64{1, 1}, 1, plOptions{Tol: -1}},
 	} {
 		if _, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, tc.opt); err == nil {
 			t.Errorf("%v %v ℓ=%d %+v: no error", tc.sizes, tc.w, tc.l, tc.opt)
@@ -334,7 +334,7 @@ func BenchmarkPlackettLuce(b *testing.B) {
 		b.Run(bc.name, func(b *testing.B) {
 			sizes, w := plScores(bc.m, bc.tau, 1)
 			for b.Loop() {
-				if _, err := plackettLuceMoments(sizes, w, bc.l, PLOptions{}); err != nil {
+				if _, err := plackettLuceMoments(sizes, w, bc.l, plOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}

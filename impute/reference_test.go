@@ -16,7 +16,7 @@ func denseGamma(g *Gamma) *mat.SymDense {
 	out := mat.NewSymDense(n, nil)
 	for r := range n {
 		for c := r; c < n; c++ {
-			out.SetSym(r, c, g.At(r/g.m, r%g.m, c/g.m, c%g.m))
+			out.SetSym(r, c, g.at(r/g.m, r%g.m, c/g.m, c%g.m))
 		}
 	}
 	return out
@@ -57,11 +57,11 @@ func densePinvReference(a mat.Symmetric, rel float64) (*mat.SymDense, Spectrum, 
 	for _, v := range vals {
 		sp.Max = max(sp.Max, v)
 	}
-	sp.Cutoff = rel * sp.Max
+	sp.cutoff = rel * sp.Max
 	sp.MinKept = math.Inf(1)
 	out := mat.NewSymDense(n, nil)
 	for i, v := range vals {
-		if v <= sp.Cutoff {
+		if v <= sp.cutoff {
 			sp.MaxDropped = max(sp.MaxDropped, v)
 			continue
 		}
@@ -81,8 +81,8 @@ func densePinvReference(a mat.Symmetric, rel float64) (*mat.SymDense, Spectrum, 
 // the brute-force test reference. It refuses shapes of more than maxSlates
 // slates.
 func enumerateGamma(d *Dist, maxSlates float64) (*mat.SymDense, error) {
-	if d.NumSlates() > maxSlates {
-		return nil, fmt.Errorf("impute: %g slates of %d from %d candidates exceed %g", d.NumSlates(), d.l, d.m, maxSlates)
+	if d.numSlates() > maxSlates {
+		return nil, fmt.Errorf("impute: %g slates of %d from %d candidates exceed %g", d.numSlates(), d.l, d.m, maxSlates)
 	}
 	n := d.l * d.m
 	acc := make([]float64, n*n)

@@ -66,8 +66,8 @@ func (s *Simulation) master() *rand.PCG {
 	return rand.NewPCG(splitmix64(s.Seed), splitmix64(s.Seed^0x5851f42d4c957f2d))
 }
 
-// Stream returns query q's random stream: the source of its slates.
-func (s *Simulation) Stream(q int) *rand.PCG {
+// stream returns query q's random stream: the source of its slates.
+func (s *Simulation) stream(q int) *rand.PCG {
 	a := splitmix64(s.Seed + splitmix64(uint64(q)+1))
 	return rand.NewPCG(a, splitmix64(a^0xda3e39cb94b95bdb))
 }
@@ -98,9 +98,9 @@ func (s *Simulation) dists() ([]*Dist, error) {
 	return out, nil
 }
 
-// Contexts returns n_x for every query: how many of the n samples the
+// contexts returns n_x for every query: how many of the n samples the
 // master stream assigns to it.
-func (s *Simulation) Contexts(ctx context.Context, n int64) ([]int64, error) {
+func (s *Simulation) contexts(ctx context.Context, n int64) ([]int64, error) {
 	if err := s.check(); err != nil {
 		return nil, err
 	}
@@ -137,7 +137,7 @@ func (s *Simulation) Run(ctx context.Context, n int64, emit func(q int, slate []
 		}
 		q := int(uintN(master, uint64(nq)))
 		if streams[q] == nil {
-			streams[q] = s.Stream(q)
+			streams[q] = s.stream(q)
 		}
 		d := dists[q]
 		slate := buf[:d.l]
@@ -156,7 +156,7 @@ func (s *Simulation) Run(ctx context.Context, n int64, emit func(q int, slate []
 // progress, when not nil, is called with each query's number of samples once
 // they are simulated (concurrently from several goroutines).
 func (s *Simulation) Stats(ctx context.Context, n int64, threads int, progress func(n int64)) (*Stats, error) {
-	counts, err := s.Contexts(ctx, n)
+	counts, err := s.contexts(ctx, n)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +192,7 @@ func (s *Simulation) simulateQuery(st *Stats, q int, k int64, d *Dist, buf []int
 	slate := buf[:d.l]
 	m := d.m
 	row := st.Sum(q)
-	rng := s.Stream(q)
+	rng := s.stream(q)
 	rsum := 0.0
 	for range k {
 		d.Sample(rng, slate)

@@ -154,8 +154,8 @@ func TestRunPrefix(t *testing.T) {
 	if slices.Equal(collect(200), short) {
 		t.Fatal("another seed gave the same log")
 	}
-	// Contexts are uniform over queries: every query of 40 is drawn.
-	counts, _ := sim.Contexts(context.Background(), 4000)
+	// contexts are uniform over queries: every query of 40 is drawn.
+	counts, _ := sim.contexts(context.Background(), 4000)
 	for q, c := range counts {
 		if c < 50 || c > 160 {
 			t.Errorf("query %d drawn %d times of 4000 (expect ≈100)", q, c)
@@ -227,7 +227,7 @@ func TestComputeTargets(t *testing.T) {
 			continue
 		}
 		m, lx := c.Size(q), c.Slots(q, 3)
-		g, _ := gc.Get(m, lx)
+		g, _ := gc.get(m, lx)
 		theta := slices.Clone(st.Sum(q))
 		for i := range theta {
 			theta[i] /= float64(st.Count(q))
@@ -248,7 +248,7 @@ func TestComputeTargets(t *testing.T) {
 		}
 	}
 	// Per-sample weights are n_x; thread count does not matter.
-	ps, _ := ComputeTargets(ctx, st, gc, TargetOptions{PerSample: true, Threads: 1})
+	ps, _ := ComputeTargets(ctx, st, gc, TargetOptions{PerSample: true, threads: 1})
 	for i := range ps.Weight {
 		if ps.Weight[i] != float64(st.Count(int(ps.Query[i]))) || ps.Target[i] != tg.Target[i] {
 			t.Fatalf("per-sample row %d: weight %v target %v", i, ps.Weight[i], ps.Target[i])
@@ -339,7 +339,7 @@ func TestCandidates(t *testing.T) {
 		if len(docs) != min(4, ds.QuerySize(q)) {
 			t.Fatalf("query %d: %d candidates", q, len(docs))
 		}
-		if idx, ok := c.ToIndices(q, docs, nil); !ok || len(idx) != len(docs) || (len(idx) > 0 && idx[len(idx)-1] != int32(len(idx)-1)) {
+		if idx, ok := c.toIndices(q, docs, nil); !ok || len(idx) != len(docs) || (len(idx) > 0 && idx[len(idx)-1] != int32(len(idx)-1)) {
 			t.Fatalf("query %d: ToIndices(%v) = %v, %v", q, docs, idx, ok)
 		}
 		for i, d := range docs {
@@ -356,7 +356,7 @@ func TestCandidates(t *testing.T) {
 		if ds.QuerySize(q) > 4 {
 			checked++
 			lo, _ := ds.Query(q)
-			if _, ok := c.ToIndices(q, []int32{order[lo], order[lo+4]}, nil); ok {
+			if _, ok := c.toIndices(q, []int32{order[lo], order[lo+4]}, nil); ok {
 				t.Fatalf("query %d: the 5th ranked doc converted as a candidate", q)
 			}
 		}

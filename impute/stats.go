@@ -45,9 +45,6 @@ func NewStats(c *Candidates, slots int) (*Stats, error) {
 // Candidates returns the candidate sets the statistics are over.
 func (s *Stats) Candidates() *Candidates { return s.cands }
 
-// Slots returns ℓ, the requested slate length.
-func (s *Stats) Slots() int { return s.slots }
-
 // Add records one logged slate of query q (candidate indices, ℓ_x of them)
 // with reward r, in O(ℓ).
 func (s *Stats) Add(q int, slate []int32, r float64) {
@@ -63,8 +60,8 @@ func (s *Stats) Add(q int, slate []int32, r float64) {
 // Count returns n_x, the number of logged slates of query q.
 func (s *Stats) Count(q int) int64 { return s.count[q] }
 
-// RewardSum returns Σ_i r_i over query q's logged slates.
-func (s *Stats) RewardSum(q int) float64 { return s.rsum[q] }
+// rewardSum returns Σ_i r_i over query q's logged slates.
+func (s *Stats) rewardSum(q int) float64 { return s.rsum[q] }
 
 // Sum returns S_x of query q, indexed j·m_x + a (a view, not a copy).
 func (s *Stats) Sum(q int) []float64 { return s.sum[s.off[q]:s.off[q+1]:s.off[q+1]] }

@@ -15,9 +15,9 @@ type TargetOptions struct {
 	// The default weighs every query 1 in total (each of its ℓ_x·m_x rows
 	// 1/(ℓ_x·m_x)), as the paper's authors' scripts did.
 	PerSample bool
-	// Threads computing targets; 0 means GOMAXPROCS. The result does not
+	// threads computing targets; 0 means GOMAXPROCS. The result does not
 	// depend on it.
-	Threads int
+	threads int
 	// Header becomes the targets' header (copied; slots is set).
 	Header map[string]string
 }
@@ -41,7 +41,7 @@ func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 	}
 	t, rowOff := newTargets(st, opt.Header)
 	c := st.cands
-	err := parallel.For(ctx, c.NumQueries(), opt.Threads, newTargetScratch, func(sc *targetScratch, q int) error {
+	err := parallel.For(ctx, c.NumQueries(), opt.threads, newTargetScratch, func(sc *targetScratch, q int) error {
 		if st.count[q] == 0 {
 			return nil
 		}
@@ -149,7 +149,7 @@ func writeRows(t *data.Targets, c *Candidates, q, r, lx, m int, phi []float64, w
 func contextTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt TargetOptions) (*data.Targets, error) {
 	c := st.cands
 	phi := make([]float64, len(st.sum))
-	err := parallel.For(ctx, c.NumQueries(), opt.Threads, newTargetScratch, func(sc *targetScratch, q int) error {
+	err := parallel.For(ctx, c.NumQueries(), opt.threads, newTargetScratch, func(sc *targetScratch, q int) error {
 		if st.count[q] == 0 {
 			return nil
 		}

@@ -25,7 +25,7 @@ func TestComputeTargetsErrorIsLowestQuery(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := sim.Candidates
-	shape := func(q int) (int, int) { return c.Size(q), c.Slots(q, st.Slots()) }
+	shape := func(q int) (int, int) { return c.Size(q), c.Slots(q, st.slots) }
 	// Fail the shapes of the last query and of one in the middle whose
 	// shape differs; the lowest query of either shape is the one to report.
 	nq := c.NumQueries()
@@ -59,7 +59,7 @@ func TestComputeTargetsErrorIsLowestQuery(t *testing.T) {
 			gc := NewGammaCache(sim.Logging, GammaOptions{})
 			failShape(gc, mLast, lLast)
 			failShape(gc, mMid, lMid)
-			_, err := ComputeTargets(ctx, st, gc, TargetOptions{Threads: threads})
+			_, err := ComputeTargets(ctx, st, gc, TargetOptions{threads: threads})
 			if err == nil || err.Error() != want {
 				t.Fatalf("threads %d: error %v, want %s", threads, err, want)
 			}

@@ -73,7 +73,7 @@ func (p *Plan) PrepareBaseline(ctx context.Context, b Baseline) (Baseline, error
 type BaselineInfo struct {
 	// Kind is "crossfit" or the fixed model's name.
 	Kind string `json:"kind"`
-	// Folds, FoldSamples and FoldTrees describe cross-fitting: sample i
+	// folds, FoldSamples and FoldTrees describe cross-fitting: sample i
 	// is in fold i mod Folds, evaluated with the model fitted on the
 	// other folds, whose boosting rounds FoldTrees gives (when the fitter
 	// says).

@@ -93,7 +93,7 @@ func TestCrossFitDR(t *testing.T) {
 		if b == nil || b.Kind != "crossfit" || b.Folds != k || len(b.FoldSamples) != k || b.FoldSamples[0] != int64((1001+k-1)/k) {
 			t.Errorf("K = %d: baseline %+v", k, b)
 		}
-		if !dr.EmpiricalBernstein.Contains(min(max(float64(dr.Value), 0), 1)) || wdr.Baseline != b {
+		if !dr.EmpiricalBernstein.contains(min(max(float64(dr.Value), 0), 1)) || wdr.Baseline != b {
 			t.Errorf("K = %d: dr %+v, wdr %+v", k, dr, wdr)
 		}
 	}
@@ -214,7 +214,7 @@ func TestCrossFitCoverage(t *testing.T) {
 		}
 		for _, name := range []string{DR, WDR} {
 			e := res.Estimates[name]
-			if !e.EmpiricalBernstein.Contains(p.TrueValue) {
+			if !e.EmpiricalBernstein.contains(p.TrueValue) {
 				miss[name] += 1.0 / reps
 			}
 			bias[name] += (float64(e.Value) - p.TrueValue) / reps

@@ -11,11 +11,11 @@ type Interval struct {
 	Hi float64 `json:"hi"`
 }
 
-// Width returns Hi − Lo.
-func (iv Interval) Width() float64 { return iv.Hi - iv.Lo }
+// width returns Hi − Lo.
+func (iv Interval) width() float64 { return iv.Hi - iv.Lo }
 
-// Contains reports whether v lies in the interval.
-func (iv Interval) Contains(v float64) bool { return iv.Lo <= v && v <= iv.Hi }
+// contains reports whether v lies in the interval.
+func (iv Interval) contains(v float64) bool { return iv.Lo <= v && v <= iv.Hi }
 
 // BoundSpec holds what the deviation bounds know besides the log's sums:
 // the confidence level, the variance and range terms of the weight, and the
@@ -35,11 +35,11 @@ type BoundSpec struct {
 	RewardLo, RewardHi float64 // every reward lies in [RewardLo, RewardHi]; NDCG and ERR: [0, 1]
 }
 
-// Rho returns ρ = max(|WeightLo|, |WeightHi|).
-func (b BoundSpec) Rho() float64 { return max(math.Abs(b.WeightLo), math.Abs(b.WeightHi)) }
+// rho returns ρ = max(|WeightLo|, |WeightHi|).
+func (b BoundSpec) rho() float64 { return max(math.Abs(b.WeightLo), math.Abs(b.WeightHi)) }
 
-// Validate reports an unusable specification.
-func (b BoundSpec) Validate() error {
+// validate reports an unusable specification.
+func (b BoundSpec) validate() error {
 	switch {
 	case !(b.Delta > 0 && b.Delta < 1):
 		return fmt.Errorf("ope: delta %g not in (0, 1)", b.Delta)
@@ -77,11 +77,11 @@ func bernsteinHalfWidth(n int64, sigma2, rho, delta float64) float64 {
 // linearly), intersected with the reward range, which contains V.
 func Bernstein(s *Sums, b BoundSpec) Interval {
 	v := s.Mean()
-	h := b.rewardScale() * bernsteinHalfWidth(s.N, b.Sigma2, b.Rho(), b.Delta)
-	return b.Intersect(v-h, v+h, v)
+	h := b.rewardScale() * bernsteinHalfWidth(s.N, b.Sigma2, b.rho(), b.Delta)
+	return b.intersect(v-h, v+h, v)
 }
 
-// BernsteinSelfNormalized returns a Bernstein interval for the
+// bernsteinSelfNormalized returns a Bernstein interval for the
 // self-normalised estimate Σ r_i w_i / Σ w_i. Because E_μ[w] = 1 and
 // E_μ[r w] = V, the terms Z_i = (V − r_i) w_i have mean 0, second moment at
 // most R²σ² and |Z_i| ≤ Rρ, with R = RewardHi − RewardLo. Bernstein's
@@ -91,7 +91,7 @@ func Bernstein(s *Sums, b BoundSpec) Interval {
 //
 // W̄ = (1/n)Σ w_i, Ā = (1/n)Σ r_i w_i; the interval is the set of V in the
 // reward range that satisfy it, which for W̄ > 0 is the estimate ± ε/W̄.
-func BernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
+func bernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
 	v, _ := s.SelfNormalized()
 	if s.N == 0 {
 		return Interval{b.RewardLo, b.RewardHi}
@@ -99,23 +99,23 @@ func BernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
 	l := math.Log(2 / b.Delta)
 	n := float64(s.N)
 	r := b.RewardHi - b.RewardLo
-	eps := r*math.Sqrt(2*b.Sigma2*l/n) + 2*r*b.Rho()*l/(3*n)
+	eps := r*math.Sqrt(2*b.Sigma2*l/n) + 2*r*b.rho()*l/(3*n)
 	wbar, abar := s.W/n, s.RW/n
 	switch {
 	case wbar > 0:
-		return b.Intersect((abar-eps)/wbar, (abar+eps)/wbar, v)
+		return b.intersect((abar-eps)/wbar, (abar+eps)/wbar, v)
 	case wbar < 0:
-		return b.Intersect((abar+eps)/wbar, (abar-eps)/wbar, v)
+		return b.intersect((abar+eps)/wbar, (abar-eps)/wbar, v)
 	case math.Abs(abar) <= eps:
 		return Interval{b.RewardLo, b.RewardHi}
 	}
-	return b.Intersect(1, 0, v)
+	return b.intersect(1, 0, v)
 }
 
-// Intersect returns [lo, hi] ∩ [RewardLo, RewardHi]. An empty intersection
+// intersect returns [lo, hi] ∩ [RewardLo, RewardHi]. An empty intersection
 // (the data contradict the assumptions, an event of probability ≤ δ) is
 // reported as the single point clip(v).
-func (b BoundSpec) Intersect(lo, hi, v float64) Interval {
+func (b BoundSpec) intersect(lo, hi, v float64) Interval {
 	lo, hi = max(lo, b.RewardLo), min(hi, b.RewardHi)
 	if lo > hi {
 		c := b.clip(v)
@@ -134,7 +134,7 @@ func productRange(a, b, c, d float64) (lo, hi float64) {
 	return lo, hi
 }
 
-// EmpiricalBernstein returns the two-sided empirical-Bernstein interval of
+// empiricalBernstein returns the two-sided empirical-Bernstein interval of
 // Maurer and Pontil (2009, Theorem 4) around the plain estimate: for i.i.d.
 // terms X_i = r_i w_i in an interval of length L_X, with V_n their unbiased
 // sample variance, each side holds with probability ≥ 1 − δ/2 at
@@ -143,16 +143,16 @@ func productRange(a, b, c, d float64) (lo, hi float64) {
 //
 // L_X comes from the reward and weight ranges of b. With fewer than two
 // samples the interval is the whole reward range.
-func EmpiricalBernstein(s *Sums, b BoundSpec) Interval {
+func empiricalBernstein(s *Sums, b BoundSpec) Interval {
 	if s.N < 2 {
 		return Interval{b.RewardLo, b.RewardHi}
 	}
 	n := float64(s.N)
 	mean := s.RW / n
-	vn := max((s.R2W2-n*mean*mean)/(n-1), 0)
+	vn := max((s.r2W2-n*mean*mean)/(n-1), 0)
 	lo, hi := productRange(b.RewardLo, b.RewardHi, b.WeightLo, b.WeightHi)
 	h := ebHalfWidth(n, vn, hi-lo, b.Delta)
-	return b.Intersect(mean-h, mean+h, mean)
+	return b.intersect(mean-h, mean+h, mean)
 }
 
 func ebHalfWidth(n, variance, length, delta float64) float64 {
@@ -160,10 +160,10 @@ func ebHalfWidth(n, variance, length, delta float64) float64 {
 	return math.Sqrt(2*variance*l/n) + 7*length*l/(3*(n-1))
 }
 
-// EmpiricalBernsteinSelfNormalized returns an empirical-Bernstein interval
+// empiricalBernsteinSelfNormalized returns an empirical-Bernstein interval
 // for the self-normalised estimate: the set of V in the reward range for
 // which the mean-zero terms Z_i(V) = (V − r_i) w_i pass the two-sided test
-// of EmpiricalBernstein,
+// of empiricalBernstein,
 //
 //	|V·W̄ − Ā| ≤ sqrt(2 V_n(V) ln(4/δ)/n) + 7 L_Z(V) ln(4/δ)/(3(n−1)),
 //
@@ -171,7 +171,7 @@ func ebHalfWidth(n, variance, length, delta float64) float64 {
 // length of the range of (V − r)·w. The set is found by a scan of the reward
 // range on a grid of 4096 steps refined by bisection at its ends; the
 // interval returned is its hull.
-func EmpiricalBernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
+func empiricalBernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
 	if s.N < 2 {
 		return Interval{b.RewardLo, b.RewardHi}
 	}
@@ -180,7 +180,7 @@ func EmpiricalBernsteinSelfNormalized(s *Sums, b BoundSpec) Interval {
 	inside := func(v float64) bool {
 		// Σ Z² = v²Σw² − 2vΣrw² + Σr²w², Σ Z = n(v·W̄ − Ā).
 		mz := v*wbar - abar
-		sz2 := v*v*s.W2 - 2*v*s.RW2 + s.R2W2
+		sz2 := v*v*s.w2 - 2*v*s.rw2 + s.r2W2
 		vn := max((sz2-n*mz*mz)/(n-1), 0)
 		lo, hi := productRange(v-b.RewardHi, v-b.RewardLo, b.WeightLo, b.WeightHi)
 		return math.Abs(mz) <= ebHalfWidth(n, vn, hi-lo, b.Delta)

@@ -40,19 +40,19 @@ func TestBernsteinSelfNormalizedHandComputed(t *testing.T) {
 	// ε = sqrt(4 ln 40/1000) + 6 ln 40/3000; V ∈ [(Ā−ε)/W̄, (Ā+ε)/W̄].
 	s := Sums{N: 1000, W: 1250, RW: 500}
 	b := BoundSpec{Delta: 0.05, Sigma2: 2, WeightLo: -3, WeightHi: 2, RewardLo: 0, RewardHi: 1}
-	iv := BernsteinSelfNormalized(&s, b)
+	iv := bernsteinSelfNormalized(&s, b)
 	if !near(iv.Lo, 0.29691995896808887, 1e-14) || !near(iv.Hi, 0.5030800410319112, 1e-14) {
 		t.Fatalf("interval %+v", iv)
 	}
 	// A negative mean weight flips the ends.
 	s = Sums{N: 1000, W: -1250, RW: -500}
-	iv = BernsteinSelfNormalized(&s, b)
+	iv = bernsteinSelfNormalized(&s, b)
 	if !near(iv.Lo, 0.29691995896808887, 1e-14) || !near(iv.Hi, 0.5030800410319112, 1e-14) {
 		t.Fatalf("interval with negative weights %+v", iv)
 	}
 	// Zero mean weight: the whole range when |Ā| ≤ ε.
 	s = Sums{N: 1000, W: 0, RW: 0.01}
-	if iv = BernsteinSelfNormalized(&s, b); iv != (Interval{0, 1}) {
+	if iv = bernsteinSelfNormalized(&s, b); iv != (Interval{0, 1}) {
 		t.Fatalf("zero denominator: %+v", iv)
 	}
 }
@@ -69,13 +69,13 @@ func TestEmpiricalBernsteinHandComputed(t *testing.T) {
 		s.Add(1, 0.5)
 	}
 	b := BoundSpec{Delta: 0.1, Sigma2: 1, WeightLo: 0, WeightHi: 1, RewardLo: 0, RewardHi: 1}
-	iv := EmpiricalBernstein(&s, b)
+	iv := empiricalBernstein(&s, b)
 	if !near(iv.Lo, 0.4610007300761845, 1e-12) || !near(iv.Hi, 0.5389992699238155, 1e-12) {
 		t.Fatalf("interval %+v", iv)
 	}
 	one := Sums{}
 	one.Add(0.5, 1)
-	if iv := EmpiricalBernstein(&one, b); iv != (Interval{0, 1}) {
+	if iv := empiricalBernstein(&one, b); iv != (Interval{0, 1}) {
 		t.Fatalf("one sample: %+v, want the reward range", iv)
 	}
 }
@@ -91,7 +91,7 @@ func TestEmpiricalBernsteinSelfNormalizedMatchesPlainWhenWeightsAreOne(t *testin
 		s.Add(rng.Float64()*0.6, 1)
 	}
 	b := BoundSpec{Delta: 0.05, Sigma2: 1, WeightLo: 1, WeightHi: 1, RewardLo: 0, RewardHi: 1}
-	a, c := EmpiricalBernstein(&s, b), EmpiricalBernsteinSelfNormalized(&s, b)
+	a, c := empiricalBernstein(&s, b), empiricalBernsteinSelfNormalized(&s, b)
 	if !near(a.Lo, c.Lo, 1e-9) || !near(a.Hi, c.Hi, 1e-9) {
 		t.Fatalf("plain %+v, self-normalised %+v", a, c)
 	}
@@ -99,7 +99,7 @@ func TestEmpiricalBernsteinSelfNormalizedMatchesPlainWhenWeightsAreOne(t *testin
 
 func TestBoundSpecValidate(t *testing.T) {
 	good := BoundSpec{Delta: 0.05, Sigma2: 1, WeightLo: 0, WeightHi: 1, RewardHi: 1}
-	if err := good.Validate(); err != nil {
+	if err := good.validate(); err != nil {
 		t.Fatal(err)
 	}
 	for _, bad := range []BoundSpec{
@@ -109,7 +109,7 @@ func TestBoundSpecValidate(t *testing.T) {
 		{Delta: 0.1, WeightLo: 2, WeightHi: 1, RewardHi: 1},
 		{Delta: 0.1, RewardLo: 1},
 	} {
-		if bad.Validate() == nil {
+		if bad.validate() == nil {
 			t.Errorf("%+v accepted", bad)
 		}
 	}
@@ -146,11 +146,11 @@ func TestIntervalsCoverage(t *testing.T) {
 			boot.Add(r, w)
 		}
 		for i, iv := range []Interval{
-			Bernstein(&s, b), BernsteinSelfNormalized(&s, b),
-			EmpiricalBernstein(&s, b), EmpiricalBernsteinSelfNormalized(&s, b),
+			Bernstein(&s, b), bernsteinSelfNormalized(&s, b),
+			empiricalBernstein(&s, b), empiricalBernsteinSelfNormalized(&s, b),
 			boot.Interval(0, false, delta), boot.Interval(0, true, delta),
 		} {
-			if !iv.Contains(v) {
+			if !iv.contains(v) {
 				miss[i]++
 			}
 		}

@@ -209,7 +209,7 @@ func (e *dmEstimator) Add(s *Sample) {
 }
 
 func (e *dmEstimator) Estimate(ctx context.Context, _ *Summary) ([]*Estimate, error) {
-	dm, err := e.plan.DirectMethod(ctx, e.train, e.train.Len(), e.evalCounts, e.regs, e.variants, new(DMFit))
+	dm, err := e.plan.DirectMethod(ctx, e.train, e.train.len(), e.evalCounts, e.regs, e.variants, new(DMFit))
 	if err != nil {
 		return nil, err
 	}

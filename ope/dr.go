@@ -87,7 +87,7 @@ func (p *Plan) modelValue(q int, phi []float64) float64 {
 		return impute.SlateSum(phi, qp.m, qp.star)
 	}
 	v := 0.0
-	for i, x := range p.Target.Marginals(q) {
+	for i, x := range p.Target.marginals(q) {
 		v += x * phi[i]
 	}
 	return v
@@ -170,8 +170,8 @@ func (d *drEvaluator) Estimates(iv Intervals) (dr, wdr *Estimate) {
 func (d *drEvaluator) weightStats(b BoundSpec) *WeightStats {
 	w := &d.sums.Corr // the residuals weighted by G: its weights are PI's
 	return &WeightStats{
-		Mean: Float(w.MeanWeight()), NegativeShare: Float(w.NegativeShare()), ESS: Float(w.ESS()),
-		MaxAbs: Float(w.MaxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.Rho()),
+		Mean: Float(w.meanWeight()), NegativeShare: Float(w.NegativeShare()), ESS: Float(w.ESS()),
+		MaxAbs: Float(w.maxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.rho()),
 		RangeLo: Float(b.WeightLo), RangeHi: Float(b.WeightHi), Sigma2Uniform: Float(d.plan.Sigma2),
 	}
 }
@@ -194,7 +194,7 @@ func (e *drEstimator) Estimate(ctx context.Context, sum *Summary) ([]*Estimate, 
 	if err != nil {
 		return nil, err
 	}
-	n := e.samples.Len()
+	n := e.samples.len()
 	d, info, reason, err := e.plan.crossFitDR(ctx, b, e.samples, n)
 	if err != nil {
 		return nil, err
@@ -297,21 +297,21 @@ func (p drSpec) residualRange() (lo, hi float64) {
 
 // EmpiricalBernstein returns Maurer and Pontil's interval for dr: the
 // terms Z_i are i.i.d. with range [ModelLo, ModelHi] + w·[residual range],
-// so EmpiricalBernstein applies to their Sums as is; the result is
+// so empiricalBernstein applies to their Sums as is; the result is
 // intersected with the reward range, which holds V.
 func (d *drSums) EmpiricalBernstein(p drSpec) Interval {
 	b := p.Bound
 	elo, ehi := p.residualRange()
 	glo, ghi := productRange(elo, ehi, b.WeightLo, b.WeightHi)
 	zb := BoundSpec{Delta: b.Delta, WeightLo: 1, WeightHi: 1, RewardLo: p.ModelLo + glo, RewardHi: p.ModelHi + ghi}
-	iv := EmpiricalBernstein(&d.Terms, zb)
-	return b.Intersect(iv.Lo, iv.Hi, d.Value())
+	iv := empiricalBernstein(&d.Terms, zb)
+	return b.intersect(iv.Lo, iv.Hi, d.Value())
 }
 
 // EmpiricalBernsteinSelfNormalized returns an interval for wdr by a union
 // bound: each of its two parts gets half of δ, the model's mean value of
-// the target (EmpiricalBernstein on the b_i, range [ModelLo, ModelHi]) and
-// the self-normalised correction (EmpiricalBernsteinSelfNormalized on the
+// the target (empiricalBernstein on the b_i, range [ModelLo, ModelHi]) and
+// the self-normalised correction (empiricalBernsteinSelfNormalized on the
 // residuals weighted by G, whose target is E[G(r − c)]/E[G] = E[G(r − c)]).
 // The expectations of the two parts add up to V; so do the intervals' ends.
 func (d *drSums) EmpiricalBernsteinSelfNormalized(p drSpec) Interval {
@@ -321,8 +321,8 @@ func (d *drSums) EmpiricalBernsteinSelfNormalized(p drSpec) Interval {
 		return Interval{b.RewardLo, b.RewardHi}
 	}
 	half := b.Delta / 2
-	base := EmpiricalBernstein(&d.Base, BoundSpec{Delta: half, WeightLo: 1, WeightHi: 1, RewardLo: p.ModelLo, RewardHi: p.ModelHi})
+	base := empiricalBernstein(&d.Base, BoundSpec{Delta: half, WeightLo: 1, WeightHi: 1, RewardLo: p.ModelLo, RewardHi: p.ModelHi})
 	elo, ehi := p.residualRange()
-	corr := EmpiricalBernsteinSelfNormalized(&d.Corr, BoundSpec{Delta: half, WeightLo: b.WeightLo, WeightHi: b.WeightHi, RewardLo: elo, RewardHi: ehi})
-	return b.Intersect(base.Lo+corr.Lo, base.Hi+corr.Hi, v)
+	corr := empiricalBernsteinSelfNormalized(&d.Corr, BoundSpec{Delta: half, WeightLo: b.WeightLo, WeightHi: b.WeightHi, RewardLo: elo, RewardHi: ehi})
+	return b.intersect(base.Lo+corr.Lo, base.Hi+corr.Hi, v)
 }

@@ -62,7 +62,7 @@ func TestDRUnbiasedByEnumeration(t *testing.T) {
 				t.Run(fmt.Sprintf("%s/l=%d/stochastic=%v", logging, slots, stochastic), func(t *testing.T) {
 					s := setup(t, ds, 0, slots, logging)
 					if stochastic {
-						tg, err := LoggingTarget("pa:3", s.Candidates, slots, impute.NewGammaCache(mustLogging(t, "pa:3"), impute.GammaOptions{}))
+						tg, err := loggingTarget("pa:3", s.Candidates, slots, impute.NewGammaCache(mustLogging(t, "pa:3"), impute.GammaOptions{}))
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -207,7 +207,7 @@ func TestNewEstimatorsMatchPI(t *testing.T) {
 			t.Errorf("%s: dr with a constant model %.15g, pi-cv with β = %g %.15g", logging, got, beta, want)
 		}
 		e, diag := cv.Estimate(iv)
-		if len(diag.FoldBetas) != 4 || e.N != 3000 || !e.EmpiricalBernstein.Contains(min(max(float64(e.Value), 0), 1)) {
+		if len(diag.FoldBetas) != 4 || e.N != 3000 || !e.EmpiricalBernstein.contains(min(max(float64(e.Value), 0), 1)) {
 			t.Errorf("%s: pi-cv %+v, diagnostics %+v", logging, e, diag)
 		}
 	}
@@ -230,7 +230,7 @@ func TestModelRangeIsExact(t *testing.T) {
 				v := impute.SlateSum(model[q], qp.m, sl)
 				lo, hi = min(lo, v), max(hi, v)
 			})
-			if want := impute.SlateSum(model[q], qp.m, s.Target.Slate(q)); d.base[q] != want {
+			if want := impute.SlateSum(model[q], qp.m, s.Target.slate(q)); d.base[q] != want {
 				t.Errorf("%s query %d: model's target value %g, want %g", logging, q, d.base[q], want)
 			}
 		}
@@ -276,10 +276,10 @@ func TestNewEstimatorsCoverage(t *testing.T) {
 			dr, wdr := d.Estimates(iv)
 			picv, _ := cv.Estimate(iv)
 			for name, e := range map[string]*Estimate{PICV: picv, DR: dr, WDR: wdr} {
-				if !e.EmpiricalBernstein.Contains(p.TrueValue) {
+				if !e.EmpiricalBernstein.contains(p.TrueValue) {
 					miss[name] += 1.0 / reps
 				}
-				width[name] += e.EmpiricalBernstein.Width() / reps
+				width[name] += e.EmpiricalBernstein.width() / reps
 			}
 		}
 		for _, name := range []string{PICV, DR, WDR} {

@@ -50,7 +50,7 @@ func TestDRZeroModelIsPI(t *testing.T) {
 			t.Errorf("n=%d: dr %.15g, PI %.15g; wdr %.15g, wPI %.15g", n, d.Value(), pi.Mean(), wdr, wpi)
 		}
 		spec := drSpec{Bound: bs}
-		if got, want := d.EmpiricalBernstein(spec), EmpiricalBernstein(&pi, bs); !near(got.Lo, want.Lo, 1e-12) || !near(got.Hi, want.Hi, 1e-12) {
+		if got, want := d.EmpiricalBernstein(spec), empiricalBernstein(&pi, bs); !near(got.Lo, want.Lo, 1e-12) || !near(got.Hi, want.Hi, 1e-12) {
 			t.Errorf("n=%d: dr interval %+v, PI's %+v", n, got, want)
 		}
 	}
@@ -73,7 +73,7 @@ func TestDRConstantModelIsCV(t *testing.T) {
 		if !near(d.Value(), c.Value(betas), 1e-12) {
 			t.Errorf("β=%g: dr %.15g, pi-cv %.15g", beta, d.Value(), c.Value(betas))
 		}
-		got, want := d.EmpiricalBernstein(drSpec{Bound: bs, ModelLo: beta, ModelHi: beta}), c.EmpiricalBernstein(betas, bs)
+		got, want := d.EmpiricalBernstein(drSpec{Bound: bs, ModelLo: beta, ModelHi: beta}), c.empiricalBernstein(betas, bs)
 		if !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) {
 			t.Errorf("β=%g: dr interval %+v, pi-cv's %+v", beta, got, want)
 		}
@@ -98,12 +98,12 @@ func TestDRIntervalsHold(t *testing.T) {
 			v  float64
 		}{"dr": {d.EmpiricalBernstein(spec), d.Value()}, "wdr": {d.EmpiricalBernsteinSelfNormalized(spec), wdr}} {
 			v := bs.clip(x.v)
-			if !x.iv.Contains(v) || x.iv.Lo < bs.RewardLo || x.iv.Hi > bs.RewardHi {
+			if !x.iv.contains(v) || x.iv.Lo < bs.RewardLo || x.iv.Hi > bs.RewardHi {
 				t.Errorf("n=%d %s: interval %+v, estimate %.6g", n, name, x.iv, x.v)
 			}
 		}
 		if n == 20000 {
-			if iv := d.EmpiricalBernstein(spec); iv.Width() > 0.5 || iv.Width() <= 0 {
+			if iv := d.EmpiricalBernstein(spec); iv.width() > 0.5 || iv.width() <= 0 {
 				t.Errorf("dr interval %+v at n = %d: width not in (0, 0.5]", iv, n)
 			}
 		}
@@ -127,7 +127,7 @@ func TestDRMergeIsOneLog(t *testing.T) {
 	v1, _ := all.SelfNormalized()
 	v2, _ := a.SelfNormalized()
 	if a.Terms.N != all.Terms.N || !near(a.Value(), all.Value(), 1e-12) || !near(v1, v2, 1e-12) ||
-		!near(a.Terms.R2W2, all.Terms.R2W2, 1e-9) || a.Corr.MinW != all.Corr.MinW || a.Corr.MaxW != all.Corr.MaxW {
+		!near(a.Terms.r2W2, all.Terms.r2W2, 1e-9) || a.Corr.minW != all.Corr.minW || a.Corr.maxW != all.Corr.maxW {
 		t.Errorf("merged %+v, whole %+v", a, all)
 	}
 	var empty drSums

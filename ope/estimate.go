@@ -79,7 +79,7 @@ type WeightStats struct {
 	NegativeShare Float `json:"negative_share"` // share of samples with w < 0
 	ESS           Float `json:"ess"`            // (Σ w)² / Σ w²
 	MaxAbs        Float `json:"max_abs"`        // max |w| over the log
-	// Sigma2 and Rho are the variance and range terms of Theorem 1 used by
+	// sigma2 and Rho are the variance and range terms of Theorem 1 used by
 	// the Bernstein intervals; RangeLo and RangeHi the exact range of the
 	// weight over contexts and loggable slates (ρ = max |.|).
 	Sigma2  Float `json:"sigma2"`
@@ -108,7 +108,7 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 	e := &Estimate{N: s.N}
 	// The deviation bounds need σ² and the weight range; without them
 	// (IPS of a stochastic target) only the bootstrap is given.
-	bounds := b.Validate() == nil
+	bounds := b.validate() == nil
 	if !bounds {
 		e.Warnings = append(e.Warnings, fmt.Sprintf("no exact σ² and range for the %s weights of this target: Bernstein intervals left out", label))
 	}
@@ -119,9 +119,9 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 			e.Warnings = append(e.Warnings, fmt.Sprintf("Σ %s weights is 0 (no logged slate carries weight for the target): estimate set to 0", label))
 		}
 		if bounds {
-			iv := BernsteinSelfNormalized(s, b)
+			iv := bernsteinSelfNormalized(s, b)
 			e.Bernstein = &iv
-			eb := EmpiricalBernsteinSelfNormalized(s, b)
+			eb := empiricalBernsteinSelfNormalized(s, b)
 			e.EmpiricalBernstein = &eb
 		}
 	} else {
@@ -129,7 +129,7 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 		if bounds {
 			iv := Bernstein(s, b)
 			e.Bernstein = &iv
-			eb := EmpiricalBernstein(s, b)
+			eb := empiricalBernstein(s, b)
 			e.EmpiricalBernstein = &eb
 		}
 	}
@@ -138,25 +138,25 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 		// intersected with it; when all replicates fall outside, the
 		// interval is the range's end nearest to them.
 		iv := boot.Interval(channel, selfNorm, b.Delta)
-		iv = b.Intersect(iv.Lo, iv.Hi, iv.Lo)
+		iv = b.intersect(iv.Lo, iv.Hi, iv.Lo)
 		e.Bootstrap = &iv
 	}
 	e.Weights = &WeightStats{
-		Mean: Float(s.MeanWeight()), NegativeShare: Float(s.NegativeShare()), ESS: Float(s.ESS()),
-		MaxAbs: Float(s.MaxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.Rho()),
+		Mean: Float(s.meanWeight()), NegativeShare: Float(s.NegativeShare()), ESS: Float(s.ESS()),
+		MaxAbs: Float(s.maxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.rho()),
 		RangeLo: Float(b.WeightLo), RangeHi: Float(b.WeightHi), Sigma2Uniform: Float(sigma2Uniform),
 	}
 	if s.N > 0 && bounds {
 		// E_μ[w] = 1 and Var(w) ≤ E[w²] = σ²: a mean weight more than
 		// 5 standard deviations from 1 means the log was not drawn from μ.
-		if d := math.Abs(s.MeanWeight() - 1); d > 5*math.Sqrt(b.Sigma2/float64(s.N))+1e-9 {
+		if d := math.Abs(s.meanWeight() - 1); d > 5*math.Sqrt(b.Sigma2/float64(s.N))+1e-9 {
 			e.Warnings = append(e.Warnings, fmt.Sprintf("mean %s weight %.4g is %.1f standard deviations from its expectation 1: was the log drawn from this logging policy?",
-				label, s.MeanWeight(), d/math.Sqrt(b.Sigma2/float64(s.N))))
+				label, s.meanWeight(), d/math.Sqrt(b.Sigma2/float64(s.N))))
 		}
 	}
-	if s.N > 0 && (s.MinR < b.RewardLo || s.MaxR > b.RewardHi) {
+	if s.N > 0 && (s.minR < b.RewardLo || s.maxR > b.RewardHi) {
 		e.Warnings = append(e.Warnings, fmt.Sprintf("rewards span [%g, %g], outside the assumed range [%g, %g]: the intervals do not hold",
-			s.MinR, s.MaxR, b.RewardLo, b.RewardHi))
+			s.minR, s.maxR, b.RewardLo, b.RewardHi))
 	}
 	return e
 }

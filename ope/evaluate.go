@@ -51,7 +51,7 @@ type Evaluator struct {
 // NewEvaluator returns an evaluator of the plan's target.
 func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 	iv := opt.Intervals
-	if err := (BoundSpec{Delta: iv.Delta, WeightLo: 0, WeightHi: 0, RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}).Validate(); err != nil {
+	if err := (BoundSpec{Delta: iv.Delta, WeightLo: 0, WeightHi: 0, RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}).validate(); err != nil {
 		return nil, err
 	}
 	e := &Evaluator{plan: p, opt: opt, w: make([]float64, 2), counts: make([]int64, p.Candidates.NumQueries())}
@@ -86,9 +86,6 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 		est.Add(&e.sample)
 	}
 }
-
-// N returns the number of samples added.
-func (e *Evaluator) N() int64 { return e.n }
 
 // Result is an evaluation: one estimate per estimator, keyed by its name.
 type Result struct {

@@ -70,9 +70,9 @@ func (p *Plan) EvaluateLog(ctx context.Context, lr *data.LogReader, e LogEvaluat
 	if err != nil {
 		return nil, err
 	}
-	if dm && ev.N() != int64(logged) {
+	if dm && ev.n != int64(logged) {
 		// The header's count was wrong: read again with the true one.
-		logged = int(ev.N())
+		logged = int(ev.n)
 		lr2, err := e.Open()
 		if err != nil {
 			return nil, err

@@ -74,11 +74,11 @@ func TestHandComputedUniform(t *testing.T) {
 		QueryOffsets: []int{0, 3}, QIDs: []string{"q"}}
 	s := setup(t, ds, 0, 2, "uniform")
 	p := prepare(t, s)
-	if got := s.Target.Slate(0); got[0] != 0 || got[1] != 1 {
+	if got := s.Target.slate(0); got[0] != 0 || got[1] != 1 {
 		t.Fatalf("target slate %v, want [0 1]", got)
 	}
 	qi := p.Query(0)
-	if !near(qi.Sigma2, 5, 1e-12) || !near(qi.WHi, 5, 1e-12) || !near(qi.WLo, -1, 1e-12) || !near(qi.InvMu, 6, 1e-12) {
+	if !near(qi.sigma2, 5, 1e-12) || !near(qi.wHi, 5, 1e-12) || !near(qi.wLo, -1, 1e-12) || !near(qi.invMu, 6, 1e-12) {
 		t.Fatalf("query terms %+v, want σ² 5, range [−1, 5], 1/μ 6", qi)
 	}
 	ev, err := p.NewEvaluator(EvalOptions{Estimators: Estimators{PI: true, WPI: true, IPS: true, WIPS: true, OnPolicy: true},
@@ -142,7 +142,7 @@ func TestExactlyUnbiased(t *testing.T) {
 				p := prepare(t, s)
 				phi := additive(s.Candidates, slots, uint64(slots))
 				for q := range ds.NumQueries() {
-					star := s.Target.Slate(q)
+					star := s.Target.slate(q)
 					v := impute.SlateSum(phi[q], s.Candidates.Size(q), star)
 					var epi, eips, ew float64
 					p.queries[q].dist.EachSlate(func(sl []int32, mu float64) {
@@ -184,7 +184,7 @@ func TestPolicyEqualsLogging(t *testing.T) {
 	for _, logging := range []string{"uniform", "pa:1", "eps:0.2,pa:2"} {
 		for _, slots := range []int{2, 3} {
 			s := setup(t, ds, 0, slots, logging)
-			tg, err := LoggingTarget("logging", s.Candidates, slots, s.Gammas)
+			tg, err := loggingTarget("logging", s.Candidates, slots, s.Gammas)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,12 +227,12 @@ func TestRhoIsExact(t *testing.T) {
 					lo, hi = min(lo, w), max(hi, w)
 				})
 				qi := p.Query(q)
-				if !near(qi.WLo, lo, 1e-9) || !near(qi.WHi, hi, 1e-9) {
-					t.Fatalf("%s ℓ=%d query %d: range [%g, %g], brute force [%g, %g]", logging, slots, q, qi.WLo, qi.WHi, lo, hi)
+				if !near(qi.wLo, lo, 1e-9) || !near(qi.wHi, hi, 1e-9) {
+					t.Fatalf("%s ℓ=%d query %d: range [%g, %g], brute force [%g, %g]", logging, slots, q, qi.wLo, qi.wHi, lo, hi)
 				}
 				// Uniform, ℓ < m: ρ = 1 + ℓ(m − 1) (docs/design.md), reached at s*.
-				if logging == "uniform" && qi.L < qi.M && !near(qi.WHi, float64(1+qi.L*(qi.M-1)), 1e-9) {
-					t.Fatalf("uniform ρ %g, want %d", qi.WHi, 1+qi.L*(qi.M-1))
+				if logging == "uniform" && qi.l < qi.m && !near(qi.wHi, float64(1+qi.l*(qi.m-1)), 1e-9) {
+					t.Fatalf("uniform ρ %g, want %d", qi.wHi, 1+qi.l*(qi.m-1))
 				}
 			}
 		}
@@ -261,10 +261,10 @@ func coverage(t *testing.T, logging string, reps, n, boot int, delta float64) (m
 					continue
 				}
 				k := name + " " + kind
-				if !iv.Contains(p.TrueValue) {
+				if !iv.contains(p.TrueValue) {
 					miss[k] += 1.0 / float64(reps)
 				}
-				width[k] += iv.Width() / float64(reps)
+				width[k] += iv.width() / float64(reps)
 			}
 		}
 	}

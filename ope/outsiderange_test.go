@@ -77,7 +77,7 @@ func TestOnPolicyWarningNamesCause(t *testing.T) {
 			s.Scorer = nil
 		}
 		if tc.stochastic {
-			tg, err := LoggingTarget("logging", s.Candidates, 2, s.Gammas)
+			tg, err := loggingTarget("logging", s.Candidates, 2, s.Gammas)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -48,7 +48,7 @@ func (c *cvEvaluator) add(r, w, sigma2 float64) {
 	c.sigma2 += sigma2
 }
 
-// Folds returns the per-fold statistics gathered so far.
+// folds returns the per-fold statistics gathered so far.
 func (c *cvEvaluator) Folds() *CVFolds { return c.folds }
 
 // CVDiagnostics are what pi-cv reports besides its estimate: the
@@ -60,21 +60,21 @@ type CVDiagnostics struct {
 }
 
 // Estimate returns pi-cv with its empirical-Bernstein interval (on the
-// terms G_i(r_i − β_k) + β_k, see CVFolds.EmpiricalBernstein), the PI
+// terms G_i(r_i − β_k) + β_k, see CVFolds.empiricalBernstein), the PI
 // weights' diagnostics and the coefficients.
 func (c *cvEvaluator) Estimate(iv Intervals) (*Estimate, CVDiagnostics) {
 	p := c.plan
-	t := c.folds.Total()
+	t := c.folds.total()
 	n := float64(max(t.N, 1))
 	b := BoundSpec{Delta: iv.Delta, Sigma2: c.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 	betas := c.folds.Betas()
 	e := &Estimate{Value: Float(c.folds.Value(betas)), N: t.N}
-	eb := c.folds.EmpiricalBernstein(betas, b)
+	eb := c.folds.empiricalBernstein(betas, b)
 	e.EmpiricalBernstein = &eb
 	e.Weights = &WeightStats{
-		Mean: Float(t.MeanWeight()), NegativeShare: Float(t.NegativeShare()), ESS: Float(t.ESS()),
-		MaxAbs: Float(t.MaxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.Rho()),
+		Mean: Float(t.meanWeight()), NegativeShare: Float(t.NegativeShare()), ESS: Float(t.ESS()),
+		MaxAbs: Float(t.maxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.rho()),
 		RangeLo: Float(b.WeightLo), RangeHi: Float(b.WeightHi), Sigma2Uniform: Float(p.Sigma2),
 	}
 	beta, ok := cvBeta(&t)
@@ -124,7 +124,7 @@ func (e *picvEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, 
 // CVFolds accumulates the PI sums of a log split into K folds by sample
 // index: sample i (0-based, in log order) goes to fold i mod K.
 type CVFolds struct {
-	Folds []Sums
+	folds []Sums
 	n     int64
 }
 
@@ -135,20 +135,20 @@ func NewCVFolds(k int) *CVFolds {
 	if k < 1 {
 		panic("ope: control variate needs at least one fold")
 	}
-	return &CVFolds{Folds: make([]Sums, k)}
+	return &CVFolds{folds: make([]Sums, k)}
 }
 
 // Add records the next sample of the log, with reward r and PI weight w.
 func (c *CVFolds) Add(r, w float64) {
-	c.Folds[c.n%int64(len(c.Folds))].Add(r, w)
+	c.folds[c.n%int64(len(c.folds))].Add(r, w)
 	c.n++
 }
 
-// Total returns the sums of the whole log (those of PI and wPI).
-func (c *CVFolds) Total() Sums {
+// total returns the sums of the whole log (those of PI and wPI).
+func (c *CVFolds) total() Sums {
 	var t Sums
-	for i := range c.Folds {
-		t = mergeSums(t, c.Folds[i])
+	for i := range c.folds {
+		t = mergeSums(t, c.folds[i])
 	}
 	return t
 }
@@ -161,9 +161,9 @@ func mergeSums(a, b Sums) Sums {
 	case a.N == 0:
 		return b
 	}
-	return Sums{N: a.N + b.N, W: a.W + b.W, W2: a.W2 + b.W2, RW: a.RW + b.RW, RW2: a.RW2 + b.RW2,
-		R2W2: a.R2W2 + b.R2W2, Neg: a.Neg + b.Neg, MinW: min(a.MinW, b.MinW), MaxW: max(a.MaxW, b.MaxW),
-		MinR: min(a.MinR, b.MinR), MaxR: max(a.MaxR, b.MaxR)}
+	return Sums{N: a.N + b.N, W: a.W + b.W, w2: a.w2 + b.w2, RW: a.RW + b.RW, rw2: a.rw2 + b.rw2,
+		r2W2: a.r2W2 + b.r2W2, neg: a.neg + b.neg, minW: min(a.minW, b.minW), maxW: max(a.maxW, b.maxW),
+		minR: min(a.minR, b.minR), maxR: max(a.maxR, b.maxR)}
 }
 
 // cvBeta returns the control-variate coefficient Cov(r w, w)/Var(w) of the
@@ -176,9 +176,9 @@ func cvBeta(s *Sums) (beta float64, ok bool) {
 	}
 	n := float64(s.N)
 	// n²·Cov and n²·Var: n Σ r w² − Σ r w Σ w and n Σ w² − (Σ w)².
-	cov := n*s.RW2 - s.RW*s.W
-	v := n*s.W2 - s.W*s.W
-	if !(v > 1e-12*n*s.W2) {
+	cov := n*s.rw2 - s.RW*s.W
+	v := n*s.w2 - s.W*s.W
+	if !(v > 1e-12*n*s.w2) {
 		return 0, false
 	}
 	return cov / v, true
@@ -187,17 +187,17 @@ func cvBeta(s *Sums) (beta float64, ok bool) {
 // Betas returns each fold's coefficient: for K ≥ 2, β̂_{−k} estimated on
 // every fold but k; for K = 1, the in-sample β̂.
 func (c *CVFolds) Betas() []float64 {
-	k := len(c.Folds)
+	k := len(c.folds)
 	out := make([]float64, k)
 	if k == 1 {
-		out[0], _ = cvBeta(&c.Folds[0])
+		out[0], _ = cvBeta(&c.folds[0])
 		return out
 	}
-	for f := range c.Folds {
+	for f := range c.folds {
 		var o Sums
-		for g := range c.Folds {
+		for g := range c.folds {
 			if g != f {
-				o = mergeSums(o, c.Folds[g])
+				o = mergeSums(o, c.folds[g])
 			}
 		}
 		out[f], _ = cvBeta(&o)
@@ -211,7 +211,7 @@ func foldTerms(s *Sums, beta float64) (sum, sum2 float64) {
 	n := float64(s.N)
 	sum = s.RW - beta*(s.W-n)
 	// Z² = G²r² − 2β(G²r − Gr) + β²(G² − 2G + 1).
-	sum2 = s.R2W2 - 2*beta*(s.RW2-s.RW) + beta*beta*(s.W2-2*s.W+n)
+	sum2 = s.r2W2 - 2*beta*(s.rw2-s.RW) + beta*beta*(s.w2-2*s.W+n)
 	return sum, sum2
 }
 
@@ -223,14 +223,14 @@ func (c *CVFolds) Value(betas []float64) float64 {
 		return 0
 	}
 	var sum float64
-	for f := range c.Folds {
-		s, _ := foldTerms(&c.Folds[f], betas[f])
+	for f := range c.folds {
+		s, _ := foldTerms(&c.folds[f], betas[f])
 		sum += s
 	}
 	return sum / float64(c.n)
 }
 
-// EmpiricalBernstein returns Maurer and Pontil's interval (as
+// empiricalBernstein returns Maurer and Pontil's interval (as
 // EmpiricalBernstein for PI) applied to the terms Z_i = G_i(r_i − β_k) + β_k,
 // intersected with the reward range. Their sample variance is exact, from
 // each fold's sums; their range is the hull over folds of β_k plus the range
@@ -238,18 +238,18 @@ func (c *CVFolds) Value(betas []float64) float64 {
 // treated as fixed: given the other folds, each fold's terms are i.i.d.
 // with that range, and the β̂_{−k} differ from each other by O(1/√n), so
 // the pooled terms behave as one i.i.d. sample to that order.
-func (c *CVFolds) EmpiricalBernstein(betas []float64, b BoundSpec) Interval {
+func (c *CVFolds) empiricalBernstein(betas []float64, b BoundSpec) Interval {
 	if c.n < 2 {
 		return Interval{b.RewardLo, b.RewardHi}
 	}
 	n := float64(c.n)
 	var sum, sum2 float64
 	zlo, zhi := math.Inf(1), math.Inf(-1)
-	for f := range c.Folds {
-		s1, s2 := foldTerms(&c.Folds[f], betas[f])
+	for f := range c.folds {
+		s1, s2 := foldTerms(&c.folds[f], betas[f])
 		sum += s1
 		sum2 += s2
-		if c.Folds[f].N == 0 {
+		if c.folds[f].N == 0 {
 			continue
 		}
 		lo, hi := productRange(b.RewardLo-betas[f], b.RewardHi-betas[f], b.WeightLo, b.WeightHi)
@@ -258,5 +258,5 @@ func (c *CVFolds) EmpiricalBernstein(betas []float64, b BoundSpec) Interval {
 	mean := sum / n
 	vn := max((sum2-n*mean*mean)/(n-1), 0)
 	h := ebHalfWidth(n, vn, zhi-zlo, b.Delta)
-	return b.Intersect(mean-h, mean+h, mean)
+	return b.intersect(mean-h, mean+h, mean)
 }

@@ -34,7 +34,7 @@ func TestCVHandComputed(t *testing.T) {
 	betas := c.Betas()
 	in := addAll(1, r, w)
 	inBetas := in.Betas()
-	total := c.Total()
+	total := c.total()
 	whole, ok := cvBeta(&total)
 	for _, x := range []struct {
 		name      string
@@ -71,8 +71,8 @@ func TestCVZeroBetaIsPI(t *testing.T) {
 		if got := c.Value(make([]float64, k)); !near(got, pi.Mean(), 1e-12) {
 			t.Errorf("K=%d: V̂(β = 0) = %.15g, PI = %.15g", k, got, pi.Mean())
 		}
-		tot := c.Total()
-		if tot.N != pi.N || !near(tot.W, pi.W, 1e-9) || !near(tot.R2W2, pi.R2W2, 1e-9) || tot.MinW != pi.MinW || tot.MaxR != pi.MaxR || tot.Neg != pi.Neg {
+		tot := c.total()
+		if tot.N != pi.N || !near(tot.W, pi.W, 1e-9) || !near(tot.r2W2, pi.r2W2, 1e-9) || tot.minW != pi.minW || tot.maxR != pi.maxR || tot.neg != pi.neg {
 			t.Errorf("K=%d: total %+v, PI sums %+v", k, tot, pi)
 		}
 	}
@@ -175,14 +175,14 @@ func TestCVEmpiricalBernstein(t *testing.T) {
 				}
 			}
 			h := ebHalfWidth(float64(n), ss/float64(n-1), zhi-zlo, b.Delta)
-			want := b.Intersect(mean-h, mean+h, mean)
-			got := c.EmpiricalBernstein(betas, b)
+			want := b.intersect(mean-h, mean+h, mean)
+			got := c.empiricalBernstein(betas, b)
 			name := fmt.Sprintf("n=%d K=%d", n, k)
 			if !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) || !near(c.Value(betas), mean, 1e-12) {
 				t.Errorf("%s: interval %+v, by hand %+v", name, got, want)
 			}
 			pi := sumsOf(r, w)
-			if got, want := c.EmpiricalBernstein(make([]float64, k), b), EmpiricalBernstein(&pi, b); !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) {
+			if got, want := c.empiricalBernstein(make([]float64, k), b), empiricalBernstein(&pi, b); !near(got.Lo, want.Lo, 1e-9) || !near(got.Hi, want.Hi, 1e-9) {
 				t.Errorf("%s, β = 0: interval %+v, PI's %+v", name, got, want)
 			}
 		}

@@ -79,8 +79,8 @@ func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	if c == nil || s.Gammas == nil || t == nil {
 		return nil, fmt.Errorf("offpolicy: setup needs candidates, Γ cache and target")
 	}
-	if t.Slots() != s.Slots {
-		return nil, fmt.Errorf("offpolicy: target %s has %d slots, setup %d", t.Name(), t.Slots(), s.Slots)
+	if t.slots != s.Slots {
+		return nil, fmt.Errorf("offpolicy: target %s has %d slots, setup %d", t.Name(), t.slots, s.Slots)
 	}
 	nq := c.NumQueries()
 	p := &Plan{Setup: s, queries: make([]queryPlan, nq)}
@@ -140,14 +140,14 @@ func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float6
 	qp.value = math.NaN()
 	var qpi []float64
 	if t.Deterministic() {
-		qp.star = t.Slate(q)
+		qp.star = t.slate(q)
 		qpi = impute.Indicator(nil, m, qp.star)
 		qp.invMu = 1 / qp.dist.Prob(qp.star)
 		if p.Scorer != nil {
 			qp.value = p.Scorer.Score(q, qp.star)
 		}
 	} else {
-		qpi = t.Marginals(q)
+		qpi = t.marginals(q)
 	}
 	g.PinvMulVec(qp.g, qpi)
 	for i, x := range qp.g {
@@ -184,23 +184,23 @@ func grow[T any](s []T, n int) []T {
 
 // Query exposes the per-query terms of the plan (for tests and reports).
 type Query struct {
-	M, L     int
-	Sigma2   float64 // q_πᵀ Γ† q_π
-	WLo, WHi float64 // extremes of the PI weight over slates
-	InvMu    float64 // 1/μ(s*|x) (deterministic target)
+	m, l     int
+	sigma2   float64 // q_πᵀ Γ† q_π
+	wLo, wHi float64 // extremes of the PI weight over slates
+	invMu    float64 // 1/μ(s*|x) (deterministic target)
 	Value    float64 // metric of the target slate (NaN without a Scorer)
 }
 
 // Query returns query q's terms.
 func (p *Plan) Query(q int) Query {
 	qp := &p.queries[q]
-	return Query{M: qp.m, L: qp.l, Sigma2: qp.sigma2, WLo: qp.wlo, WHi: qp.whi, InvMu: qp.invMu, Value: qp.value}
+	return Query{m: qp.m, l: qp.l, sigma2: qp.sigma2, wLo: qp.wlo, wHi: qp.whi, invMu: qp.invMu, Value: qp.value}
 }
 
 // Rho returns ρ = max |q_πᵀΓ†1_s|, the PI weights' bound of the paper's
 // Theorem 1, over every query.
 func (p *Plan) Rho() float64 {
-	return BoundSpec{WeightLo: p.WeightLo, WeightHi: p.WeightHi}.Rho()
+	return BoundSpec{WeightLo: p.WeightLo, WeightHi: p.WeightHi}.rho()
 }
 
 // Weight returns the PI weight q_πᵀ Γ† 1_s of slate s (candidate indices)
@@ -221,7 +221,7 @@ func (p *Plan) Ratio(q int, s []int32) float64 {
 		}
 		return 0
 	}
-	pi := p.Target.Prob(q, s)
+	pi := p.Target.slateProb(q, s)
 	if math.IsNaN(pi) || pi == 0 {
 		return pi
 	}

@@ -34,8 +34,8 @@ func (d *Samples) Add(q int, s []int32, r float64) {
 	d.r = append(d.r, r)
 }
 
-// Len returns the number of samples.
-func (d *Samples) Len() int { return len(d.q) }
+// len returns the number of samples.
+func (d *Samples) len() int { return len(d.q) }
 
 // slate returns sample i's ℓ_x slotted candidates.
 func (d *Samples) slate(p *Plan, i int) []int32 {

@@ -26,36 +26,36 @@ import "math"
 type Sums struct {
 	N    int64   // samples
 	W    float64 // Σ w
-	W2   float64 // Σ w²
+	w2   float64 // Σ w²
 	RW   float64 // Σ r·w
-	RW2  float64 // Σ r·w²
-	R2W2 float64 // Σ r²·w²
-	// Neg counts samples with w < 0 (PI weights can be negative; IPS
+	rw2  float64 // Σ r·w²
+	r2W2 float64 // Σ r²·w²
+	// neg counts samples with w < 0 (PI weights can be negative; IPS
 	// ratios never are).
-	Neg int64
-	// MinW and MaxW are the smallest and largest weights seen (0 when N = 0).
-	MinW, MaxW float64
-	// MinR and MaxR are the smallest and largest rewards seen.
-	MinR, MaxR float64
+	neg int64
+	// minW and MaxW are the smallest and largest weights seen (0 when N = 0).
+	minW, maxW float64
+	// minR and MaxR are the smallest and largest rewards seen.
+	minR, maxR float64
 }
 
 // Add records one sample with reward r and weight w.
 func (s *Sums) Add(r, w float64) {
 	if s.N == 0 {
-		s.MinW, s.MaxW, s.MinR, s.MaxR = w, w, r, r
+		s.minW, s.maxW, s.minR, s.maxR = w, w, r, r
 	} else {
-		s.MinW, s.MaxW = min(s.MinW, w), max(s.MaxW, w)
-		s.MinR, s.MaxR = min(s.MinR, r), max(s.MaxR, r)
+		s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
+		s.minR, s.maxR = min(s.minR, r), max(s.maxR, r)
 	}
 	s.N++
 	rw := r * w
 	s.W += w
-	s.W2 += w * w
+	s.w2 += w * w
 	s.RW += rw
-	s.RW2 += rw * w
-	s.R2W2 += rw * rw
+	s.rw2 += rw * w
+	s.r2W2 += rw * rw
 	if w < 0 {
-		s.Neg++
+		s.neg++
 	}
 }
 
@@ -90,9 +90,9 @@ func (s *Sums) SelfNormalized() (v float64, ok bool) {
 	return s.RW / s.W, true
 }
 
-// MeanWeight returns (1/n) Σ w_i, whose expectation is 1; its distance from 1
+// meanWeight returns (1/n) Σ w_i, whose expectation is 1; its distance from 1
 // is a quick check that μ is the policy that logged the data.
-func (s *Sums) MeanWeight() float64 {
+func (s *Sums) meanWeight() float64 {
 	if s.N == 0 {
 		return 0
 	}
@@ -102,10 +102,10 @@ func (s *Sums) MeanWeight() float64 {
 // ESS returns Kish's effective sample size (Σ w)² / Σ w², or 0 when every
 // weight is 0.
 func (s *Sums) ESS() float64 {
-	if s.W2 == 0 {
+	if s.w2 == 0 {
 		return 0
 	}
-	return s.W * s.W / s.W2
+	return s.W * s.W / s.w2
 }
 
 // NegativeShare returns the share of samples with a negative weight.
@@ -113,8 +113,8 @@ func (s *Sums) NegativeShare() float64 {
 	if s.N == 0 {
 		return 0
 	}
-	return float64(s.Neg) / float64(s.N)
+	return float64(s.neg) / float64(s.N)
 }
 
-// MaxAbsWeight returns max |w_i|.
-func (s *Sums) MaxAbsWeight() float64 { return max(math.Abs(s.MinW), math.Abs(s.MaxW)) }
+// maxAbsWeight returns max |w_i|.
+func (s *Sums) maxAbsWeight() float64 { return max(math.Abs(s.minW), math.Abs(s.maxW)) }

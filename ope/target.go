@@ -28,35 +28,32 @@ type Target struct {
 // Name returns the target's name (its spelling on the command line).
 func (t *Target) Name() string { return t.name }
 
-// Slots returns ℓ.
-func (t *Target) Slots() int { return t.slots }
-
 // Deterministic reports whether π shows one slate per query.
 func (t *Target) Deterministic() bool { return t.slates != nil }
 
-// Slate returns query q's target slate (candidate indices) of a
+// slate returns query q's target slate (candidate indices) of a
 // deterministic target, nil otherwise.
-func (t *Target) Slate(q int) []int32 {
+func (t *Target) slate(q int) []int32 {
 	if t.slates == nil {
 		return nil
 	}
 	return t.slates[t.off[q]:t.off[q+1]:t.off[q+1]]
 }
 
-// Marginals returns q_π of query q (ℓ_x·m_x values, index j·m_x + a) of a
+// marginals returns q_π of query q (ℓ_x·m_x values, index j·m_x + a) of a
 // stochastic target, nil for a deterministic one.
-func (t *Target) Marginals(q int) []float64 {
+func (t *Target) marginals(q int) []float64 {
 	if t.marg == nil {
 		return nil
 	}
 	return t.marg[q]
 }
 
-// Prob returns π(s|x) for query q, or NaN when the target does not know its
+// slateProb returns π(s|x) for query q, or NaN when the target does not know its
 // slate probabilities (a stochastic target given by marginals only).
-func (t *Target) Prob(q int, s []int32) float64 {
+func (t *Target) slateProb(q int, s []int32) float64 {
 	if t.slates != nil {
-		if slices.Equal(t.Slate(q), s) {
+		if slices.Equal(t.slate(q), s) {
 			return 1
 		}
 		return 0
@@ -171,10 +168,10 @@ func NewStochasticTarget(name string, c *impute.Candidates, slots int, marginals
 	return &Target{name: name, slots: slots, marg: marginals, prob: prob}, nil
 }
 
-// LoggingTarget returns the stochastic target that draws slates like the
+// loggingTarget returns the stochastic target that draws slates like the
 // logging policy lg on the same candidates (π = μ when lg is the logging
 // policy): its marginals come from Γ and its slate probabilities are exact.
-func LoggingTarget(name string, c *impute.Candidates, slots int, gammas *impute.GammaCache) (*Target, error) {
+func loggingTarget(name string, c *impute.Candidates, slots int, gammas *impute.GammaCache) (*Target, error) {
 	nq := c.NumQueries()
 	marg := make([][]float64, nq)
 	dists := make([]*impute.Dist, nq)

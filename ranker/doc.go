@@ -9,7 +9,7 @@
 // (document, slot) pair, drop that document and that slot, repeat) or the
 // exact maximiser of Σ_j score(s_j, j); both are impute.SlateSolver, the one
 // slate solver, here chosen by SlateMethod. Pointwise models (SUP,
-// LambdaMART) score f(x,a) and rank by score; RandomRanking draws uniformly
+// LambdaMART) score f(x,a) and rank by score; the random policy draws uniformly
 // random slates; rank sources (`feature:K`, `model:PATH`) are what logging
 // and target policies are built from.
 //

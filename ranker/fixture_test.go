@@ -67,7 +67,7 @@ func TestXGBoostFixture(t *testing.T) {
 			t.Errorf("%s: %+v, %d trees", path, m.Meta(), m.Trees())
 		}
 		out := make([]float64, len(want))
-		if err := m.PredictRows(context.Background(), x, out, 0); err != nil {
+		if err := m.predictRows(context.Background(), x, out, 0); err != nil {
 			t.Fatal(err)
 		}
 		for i := range out {

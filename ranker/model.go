@@ -27,7 +27,7 @@ type Model struct {
 	// leaves ensemble; the first carries the base score, the others 0.
 	blocks    []*leaves.Ensemble
 	trees     int
-	objective string
+	objective string // XGBoost's objective name, e.g. "reg:squarederror"
 }
 
 // LoadModel reads a model file saved by `piopt train`: XGBoost's legacy
@@ -85,9 +85,6 @@ func (m *Model) Meta() features.Meta { return m.meta }
 // Trees returns the number of trees.
 func (m *Model) Trees() int { return m.trees }
 
-// Objective returns XGBoost's objective name, e.g. "reg:squarederror".
-func (m *Model) Objective() string { return m.objective }
-
 // Fits reports whether ds has the model's feature count, with an error
 // naming both when not.
 func (m *Model) Fits(ds *data.Dataset) error {
@@ -98,11 +95,11 @@ func (m *Model) Fits(ds *data.Dataset) error {
 	return nil
 }
 
-// PredictRows scores rows of a dense row-major matrix with Meta().Columns()
+// predictRows scores rows of a dense row-major matrix with Meta().Columns()
 // columns (for a PI-OPT model, the slot one-hot in the last Slots columns),
 // one score per row into out, using up to threads goroutines (0: all cores).
 // The result does not depend on threads.
-func (m *Model) PredictRows(ctx context.Context, x []float32, out []float64, threads int) error {
+func (m *Model) predictRows(ctx context.Context, x []float32, out []float64, threads int) error {
 	cols := m.meta.Columns()
 	if len(x)%cols != 0 || len(out) != len(x)/cols {
 		return fmt.Errorf("model %s: %d values and %d outputs for rows of %d columns", m.name, len(x), len(out), cols)
@@ -132,8 +129,8 @@ type Scores struct {
 // Stride returns the number of values per document: max(Slots, 1).
 func (s *Scores) Stride() int { return max(s.Slots, 1) }
 
-// Query returns query q's scores: its documents' Stride() values each.
-func (s *Scores) Query(ds *data.Dataset, q int) []float64 {
+// query returns query q's scores: its documents' Stride() values each.
+func (s *Scores) query(ds *data.Dataset, q int) []float64 {
 	lo, hi := ds.Query(q)
 	st := s.Stride()
 	return s.Values[lo*st : hi*st : hi*st]

@@ -237,7 +237,7 @@ func TestScoreMatchesFeaturesScoring(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := make([]float64, fm.Rows)
-	if err := m.PredictRows(context.Background(), fm.X, want, 0); err != nil {
+	if err := m.predictRows(context.Background(), fm.X, want, 0); err != nil {
 		t.Fatal(err)
 	}
 	for q := range ds.NumQueries() {

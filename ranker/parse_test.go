@@ -17,7 +17,7 @@ import (
 func predictOne(t *testing.T, m *Model, row []float32) float64 {
 	t.Helper()
 	out := make([]float64, 1)
-	if err := m.PredictRows(context.Background(), row, out, 1); err != nil {
+	if err := m.predictRows(context.Background(), row, out, 1); err != nil {
 		t.Fatal(err)
 	}
 	return out[0]
@@ -89,7 +89,7 @@ func TestRandomModelsBothFormats(t *testing.T) {
 				t.Fatalf("trial %d %s: %v", trial, format, err)
 			}
 			out := make([]float64, rows)
-			if err := m.PredictRows(context.Background(), x, out, 2); err != nil {
+			if err := m.predictRows(context.Background(), x, out, 2); err != nil {
 				t.Fatal(err)
 			}
 			for i := range rows {
@@ -110,8 +110,8 @@ func TestModelMetadata(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := features.Meta{Kind: features.KindPIOPT, Slots: 3, Features: 4, Metric: "ndcg@3", Targets: "test"}
-		if m.Meta() != want || m.Trees() != 1 || m.Objective() != "reg:squarederror" {
-			t.Errorf("got %+v, %d trees, %s", m.Meta(), m.Trees(), m.Objective())
+		if m.Meta() != want || m.Trees() != 1 || m.objective != "reg:squarederror" {
+			t.Errorf("got %+v, %d trees, %s", m.Meta(), m.Trees(), m.objective)
 		}
 	}
 }

@@ -60,7 +60,7 @@ func Rank(ds *data.Dataset, sc *Scores, slots int, method SlateMethod) (*Ranking
 	var w []float64
 	st := sc.Stride()
 	for q := range ds.NumQueries() {
-		v := sc.Query(ds, q)
+		v := sc.query(ds, q)
 		slate := r.Slate(q)
 		scores := r.Scores[r.Offsets[q]:r.Offsets[q+1]]
 		if sc.Slots == 0 {
@@ -80,10 +80,10 @@ func Rank(ds *data.Dataset, sc *Scores, slots int, method SlateMethod) (*Ranking
 	return r, nil
 }
 
-// RandomRanking draws a uniformly random slate of min(slots, m) distinct
+// randomRanking draws a uniformly random slate of min(slots, m) distinct
 // documents for every query, from one generator seeded with seed, queries
 // in order: the same seed gives the same slates.
-func RandomRanking(ds *data.Dataset, slots int, seed uint64) *Ranking {
+func randomRanking(ds *data.Dataset, slots int, seed uint64) *Ranking {
 	r := newRanking(ds, slots)
 	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
 	var perm []int32
@@ -123,7 +123,7 @@ func (m *Model) DocScores(ctx context.Context, ds *data.Dataset, opt ScoreOption
 		lo, hi := ds.Query(q)
 		n := hi - lo
 		lx := min(sc.Slots, n)
-		v := sc.Query(ds, q)
+		v := sc.query(ds, q)
 		sl := slate[:lx]
 		w = slotMajor(w, v, st, lx)
 		s.Greedy(w, n, sl)

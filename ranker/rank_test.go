@@ -62,11 +62,11 @@ func TestRankDocScores(t *testing.T) {
 
 func TestRandomRanking(t *testing.T) {
 	ds := testDataset(rand.New(rand.NewPCG(1, 1)), 1, 5, 2, 9, 1)
-	a, b := RandomRanking(ds, 3, 42), RandomRanking(ds, 3, 42)
+	a, b := randomRanking(ds, 3, 42), randomRanking(ds, 3, 42)
 	if !slices.Equal(a.Docs, b.Docs) {
 		t.Error("same seed, different slates")
 	}
-	if c := RandomRanking(ds, 3, 43); slices.Equal(a.Docs, c.Docs) {
+	if c := randomRanking(ds, 3, 43); slices.Equal(a.Docs, c.Docs) {
 		t.Error("different seeds, same slates")
 	}
 	for q := range ds.NumQueries() {

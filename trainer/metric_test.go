@@ -83,7 +83,7 @@ func TestFormatFor(t *testing.T) {
 		"a.json": xgboost.FormatJSON, "A.JSON": xgboost.FormatJSON,
 		"a.model": xgboost.FormatBinary, "a.ubj": xgboost.FormatBinary, "a": xgboost.FormatBinary,
 	} {
-		if got := FormatFor(path); got != want {
+		if got := formatFor(path); got != want {
 			t.Errorf("FormatFor(%q) = %q, want %q", path, got, want)
 		}
 	}

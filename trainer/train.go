@@ -19,16 +19,16 @@ import (
 // Attribute keys a trained model carries besides features.Meta's. best_iteration
 // and best_score are the names XGBoost's own Python package reads.
 const (
-	AttrParams        = "piopt_params"   // Params.String() of the run
-	AttrRounds        = "piopt_rounds"   // rounds trained before truncation
-	AttrBestIteration = "best_iteration" // 0-based last round kept (the best one with early stopping)
-	AttrBestScore     = "best_score"     // validation metric at that round, if validated
+	attrParams        = "piopt_params"   // Params.String() of the run
+	attrRounds        = "piopt_rounds"   // rounds trained before truncation
+	attrBestIteration = "best_iteration" // 0-based last round kept (the best one with early stopping)
+	attrBestScore     = "best_score"     // validation metric at that round, if validated
 )
 
 // Round reports one boosting round to the progress function.
 type Round struct {
 	Iter   int     // 0-based round just trained
-	Trees  int     // rounds planned (Params.Trees)
+	trees  int     // rounds planned (Params.Trees)
 	Metric string  // e.g. "rmse", "ndcg@3"
 	Train  float64 // metric on the training matrix
 	Valid  float64 // metric on the validation matrix (or the slates' estimated value); NaN without one
@@ -40,7 +40,7 @@ type Round struct {
 	ValidLo, ValidHi float64
 	Best             int     // best validation round so far (-1 without one)
 	BestValid        float64 // its metric
-	Elapsed          time.Duration
+	elapsed          time.Duration
 }
 
 // Timing splits the wall time of Train.
@@ -52,7 +52,7 @@ type Timing struct {
 // Model is a trained booster with piopt's metadata.
 type Model struct {
 	Meta    features.Meta
-	Params  Params // as trained (zero when loaded from a file)
+	params  Params // as trained (zero when loaded from a file)
 	Rounds  int    // rounds in the model (after truncation to the best)
 	Trained int    // rounds trained (before truncation)
 	// BestIteration is the 0-based best validation round (Rounds-1 without
@@ -153,9 +153,9 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 		return nil, err
 	}
 	defer dtrain.Close()
-	m := &Model{Meta: train.Meta, Params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
+	m := &Model{Meta: train.Meta, params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
 	if value != nil {
-		m.Metric = value.Name()
+		m.Metric = value.name
 	}
 	baseScore, err := p.baseScore(train)
 	if err != nil {
@@ -278,10 +278,10 @@ func checkInputs(train, valid *features.Matrix, p Params) error {
 
 // boost runs the boosting rounds, recording each in m.History and the best
 // validation round in m.BestIteration and m.BestScore, until p.Trees rounds
-// or early stopping. start times Round.Elapsed.
+// or early stopping. start times Round.elapsed.
 func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val *validation,
 	maximize bool, start time.Time, progress func(Round)) error {
-	p := m.Params
+	p := m.params
 	better := func(a, b float64) bool { return a < b }
 	if maximize {
 		better = func(a, b float64) bool { return a > b }
@@ -305,7 +305,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 		if err != nil {
 			return fmt.Errorf("round %d: %w", it+1, err)
 		}
-		r := Round{Iter: it, Trees: p.Trees, Metric: p.metric(), ValidMetric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
+		r := Round{Iter: it, trees: p.Trees, Metric: p.metric(), ValidMetric: m.Metric, Train: res[0].Value, Valid: math.NaN(),
 			ValidLo: math.NaN(), ValidHi: math.NaN(), Best: -1, BestValid: math.NaN()}
 		if val != nil {
 			if r.Valid, r.ValidLo, r.ValidHi, err = val.round(ctx, bst, it); err != nil {
@@ -317,7 +317,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 			}
 			r.Best, r.BestValid = m.BestIteration, m.BestScore
 		}
-		r.Elapsed = time.Since(start)
+		r.elapsed = time.Since(start)
 		m.History = append(m.History, r)
 		if progress != nil {
 			progress(r)
@@ -341,14 +341,14 @@ func dense(m *features.Matrix) xgboost.Dense {
 
 func (m *Model) setAttrs() error {
 	attrs := m.Meta.Attrs()
-	attrs[AttrParams] = m.Params.String()
-	attrs[AttrRounds] = strconv.Itoa(m.Trained)
+	attrs[attrParams] = m.params.String()
+	attrs[attrRounds] = strconv.Itoa(m.Trained)
 	// XGBoost's tools predict with the trees up to best_iteration: make it
 	// the last round kept, so they agree with leaves, which uses them all.
 	last := m.History[m.Rounds-1]
-	attrs[AttrBestIteration] = strconv.Itoa(last.Iter)
+	attrs[attrBestIteration] = strconv.Itoa(last.Iter)
 	if !math.IsNaN(last.Valid) {
-		attrs[AttrBestScore] = ftoa(last.Valid)
+		attrs[attrBestScore] = ftoa(last.Valid)
 	}
 	for k, v := range attrs {
 		if err := m.booster.SetAttr(k, v); err != nil {
@@ -357,9 +357,6 @@ func (m *Model) setAttrs() error {
 	}
 	return nil
 }
-
-// Booster returns the model's XGBoost booster (owned by the model).
-func (m *Model) Booster() *xgboost.Booster { return m.booster }
 
 // Close frees the booster.
 func (m *Model) Close() error {
@@ -393,21 +390,21 @@ func (m *Model) Predict(x *features.Matrix) ([]float32, error) {
 	return pred, nil
 }
 
-// FormatFor returns the format `piopt train` writes to path: XGBoost's JSON
+// formatFor returns the format `piopt train` writes to path: XGBoost's JSON
 // for a .json name, else XGBoost's legacy binary, the format leaves reads.
-func FormatFor(path string) xgboost.Format {
+func formatFor(path string) xgboost.Format {
 	if strings.EqualFold(filepath.Ext(path), ".json") {
 		return xgboost.FormatJSON
 	}
 	return xgboost.FormatBinary
 }
 
-// Bytes serialises the model in format f.
-func (m *Model) Bytes(f xgboost.Format) ([]byte, error) { return m.booster.Save(f) }
+// bytes serialises the model in format f.
+func (m *Model) bytes(f xgboost.Format) ([]byte, error) { return m.booster.Save(f) }
 
-// Save writes the model to path atomically, in FormatFor(path).
+// Save writes the model to path atomically, in formatFor(path).
 func (m *Model) Save(path string) error {
-	b, err := m.Bytes(FormatFor(path))
+	b, err := m.bytes(formatFor(path))
 	if err != nil {
 		return fmt.Errorf("save %s: %w", path, err)
 	}
@@ -445,20 +442,20 @@ func fromAttrs(a map[string]string) (*Model, error) {
 		return nil, err
 	}
 	m := &Model{Meta: meta, BestScore: math.NaN(), BestIteration: -1}
-	if v, ok := a[AttrBestIteration]; ok {
+	if v, ok := a[attrBestIteration]; ok {
 		if m.BestIteration, err = strconv.Atoi(v); err != nil {
-			return nil, fmt.Errorf("model attribute %s = %q", AttrBestIteration, v)
+			return nil, fmt.Errorf("model attribute %s = %q", attrBestIteration, v)
 		}
 	}
-	if v, ok := a[AttrBestScore]; ok {
+	if v, ok := a[attrBestScore]; ok {
 		if m.BestScore, err = strconv.ParseFloat(v, 64); err != nil {
-			return nil, fmt.Errorf("model attribute %s = %q", AttrBestScore, v)
+			return nil, fmt.Errorf("model attribute %s = %q", attrBestScore, v)
 		}
 	}
-	if v, ok := a[AttrRounds]; ok {
+	if v, ok := a[attrRounds]; ok {
 		m.Trained, _ = strconv.Atoi(v)
 	}
-	for _, f := range strings.Fields(a[AttrParams]) {
+	for _, f := range strings.Fields(a[attrParams]) {
 		if k, v, ok := strings.Cut(f, "="); ok && k == "eval_metric" {
 			m.Metric = v
 		}

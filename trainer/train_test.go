@@ -92,7 +92,7 @@ func TestWeightsPullTowardTheHeavierTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pred, err := m.Booster().PredictDense([]float32{0, 1}, 2, 1, xgboost.PredictOptions{})
+		pred, err := m.booster.PredictDense([]float32{0, 1}, 2, 1, xgboost.PredictOptions{})
 		m.Close()
 		if err != nil {
 			t.Fatal(err)
@@ -164,8 +164,8 @@ func TestSaveLoad(t *testing.T) {
 	if meta, err := features.MetaFromAttrs(attrs); err != nil || meta != tr.Meta {
 		t.Fatalf("metadata from the binary file: %+v %v", meta, err)
 	}
-	if !strings.Contains(attrs[AttrParams], "trees=100 leaves=16 learning_rate=0.1") {
-		t.Fatalf("params attribute %q", attrs[AttrParams])
+	if !strings.Contains(attrs[attrParams], "trees=100 leaves=16 learning_rate=0.1") {
+		t.Fatalf("params attribute %q", attrs[attrParams])
 	}
 }
 
@@ -176,7 +176,7 @@ func TestLoadRefusesForeignModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if err := m.Booster().DeleteAttr("piopt_kind"); err != nil {
+	if err := m.booster.DeleteAttr("piopt_kind"); err != nil {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "foreign.model")
@@ -217,7 +217,7 @@ func TestSameSeedSameBytes(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer m.Close()
-		b, err := m.Bytes(xgboost.FormatBinary)
+		b, err := m.bytes(xgboost.FormatBinary)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,14 +253,14 @@ func TestEarlyStopping(t *testing.T) {
 		if r.Valid < rounds[best].Valid {
 			best = i
 		}
-		if r.Iter != i || r.Trees != 500 || r.Metric != "rmse" || math.IsNaN(r.Valid) || r.Best != best {
+		if r.Iter != i || r.trees != 500 || r.Metric != "rmse" || math.IsNaN(r.Valid) || r.Best != best {
 			t.Fatalf("round %d reported %+v (best %d)", i, r, best)
 		}
 	}
 	if m.Trained >= 500 || m.Trained != best+1+10 || m.BestIteration != best || m.Rounds != best+1 {
 		t.Fatalf("trained %d, best %d (want %d), kept %d", m.Trained, m.BestIteration, best, m.Rounds)
 	}
-	if got, _ := m.Booster().Rounds(); got != best+1 {
+	if got, _ := m.booster.Rounds(); got != best+1 {
 		t.Fatalf("booster has %d rounds, want %d", got, best+1)
 	}
 	if m.BestScore != rounds[best].Valid {
@@ -279,7 +279,7 @@ func TestEarlyStopping(t *testing.T) {
 	if got := math.Sqrt(se / w); math.Abs(got-m.BestScore) > 1e-5 {
 		t.Fatalf("truncated model's validation rmse %g, best %g", got, m.BestScore)
 	}
-	if v, _, _ := m.Booster().Attr(AttrBestIteration); v != strconv.Itoa(best) {
+	if v, _, _ := m.booster.Attr(attrBestIteration); v != strconv.Itoa(best) {
 		t.Fatalf("best_iteration attribute %q", v)
 	}
 }
@@ -407,11 +407,11 @@ func TestValidationWithoutEarlyStopping(t *testing.T) {
 	if m.Rounds != 60 || m.BestIteration >= 59 {
 		t.Fatalf("rounds %d, best %d: the noise should be overfit before round 60", m.Rounds, m.BestIteration)
 	}
-	a, err := m.Booster().Attrs()
+	a, err := m.booster.Attrs()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a[AttrBestIteration] != "59" || a[AttrBestScore] != ftoa(m.History[59].Valid) || a[AttrRounds] != "60" {
+	if a[attrBestIteration] != "59" || a[attrBestScore] != ftoa(m.History[59].Valid) || a[attrRounds] != "60" {
 		t.Fatalf("attributes %v", a)
 	}
 }

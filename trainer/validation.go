@@ -49,7 +49,7 @@ func (v *validation) round(ctx context.Context, bst *xgboost.Booster, it int) (v
 		return 0, 0, 0, err
 	}
 	if v.sv != nil {
-		e := v.sv.Estimate(pred)
+		e := v.sv.estimate(pred)
 		return e.Value, e.Lo, e.Hi, nil
 	}
 	return v.ev.eval(pred), math.NaN(), math.NaN(), nil

@@ -145,7 +145,7 @@ func TestModelThreadsInvariant(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		b, err := model.Bytes(xgboost.FormatBinary)
+		b, err := model.bytes(xgboost.FormatBinary)
 		model.Close()
 		if err != nil {
 			t.Fatal(err)

@@ -41,8 +41,8 @@ type SlateValue struct {
 	values []float64
 }
 
-// SlateEstimate is the value of one model's slates with its interval.
-type SlateEstimate struct {
+// slateEstimate is the value of one model's slates with its interval.
+type slateEstimate struct {
 	Value, Lo, Hi float64 // estimate and 95% normal interval
 	Queries       int
 }
@@ -86,13 +86,9 @@ func NewSlateValue(t *data.Targets, exact bool) (*SlateValue, error) {
 	return v, nil
 }
 
-// Name is the criterion's name in progress lines, JSON and the model's
-// best_score: "pi-" and the targets' metric (e.g. "pi-ndcg@3").
-func (v *SlateValue) Name() string { return v.name }
-
-// Estimate returns the estimated value of the slates built from pred, the
+// estimate returns the estimated value of the slates built from pred, the
 // predictions of the validation rows.
-func (v *SlateValue) Estimate(pred []float32) SlateEstimate {
+func (v *SlateValue) estimate(pred []float32) slateEstimate {
 	for k, lx := range v.slots {
 		lo, hi := v.block[k], v.block[k+1]
 		m := (hi - lo) / lx
@@ -126,7 +122,7 @@ func (v *SlateValue) Estimate(pred []float32) SlateEstimate {
 const z95 = 1.959963984540054
 
 // normalInterval is the mean of xs with its 95% normal interval.
-func normalInterval(xs []float64) SlateEstimate {
+func normalInterval(xs []float64) slateEstimate {
 	n := float64(len(xs))
 	var sum float64
 	for _, x := range xs {
@@ -141,5 +137,5 @@ func normalInterval(xs []float64) SlateEstimate {
 	if len(xs) > 1 {
 		half = z95 * math.Sqrt(ss/(n-1)/n)
 	}
-	return SlateEstimate{Value: mean, Lo: mean - half, Hi: mean + half, Queries: len(xs)}
+	return slateEstimate{Value: mean, Lo: mean - half, Hi: mean + half, Queries: len(xs)}
 }

@@ -45,11 +45,11 @@ func TestTrainSelectByValue(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := value.Estimate(pred); got.Value != m.BestScore {
+	if got := value.estimate(pred); got.Value != m.BestScore {
 		t.Fatalf("truncated model's slates: %v, best estimate %v", got.Value, m.BestScore)
 	}
-	if !strings.Contains(m.Params.String(), "select_by=value base_score=0.5") {
-		t.Errorf("params %q", m.Params.String())
+	if !strings.Contains(m.params.String(), "select_by=value base_score=0.5") {
+		t.Errorf("params %q", m.params.String())
 	}
 	// Selecting by value needs its targets, and only then.
 	if _, err := TrainSelect(context.Background(), trm, vam, nil, p, nil); err == nil {

@@ -56,10 +56,10 @@ func TestSlateValueByHand(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v.Name() != "pi-ndcg@2" {
-			t.Errorf("name %q", v.Name())
+		if v.name != "pi-ndcg@2" {
+			t.Errorf("name %q", v.name)
 		}
-		got := v.Estimate(pred)
+		got := v.estimate(pred)
 		mean := (0.5 + 0.7) / 2
 		sd := math.Sqrt((0.1*0.1 + 0.1*0.1) / 1)
 		half := 1.959963984540054 * sd / math.Sqrt(2)
@@ -76,7 +76,7 @@ func TestSlateValueByHand(t *testing.T) {
 		want  float64
 	}{{false, 0.1 + 0.4}, {true, 0.3 + 0.2}} {
 		v, _ := NewSlateValue(tg, c.exact)
-		if got := v.Estimate(pred2); math.Abs(got.Value-(c.want+0.7)/2) > 1e-15 {
+		if got := v.estimate(pred2); math.Abs(got.Value-(c.want+0.7)/2) > 1e-15 {
 			t.Errorf("exact=%v: value %v, want %v", c.exact, got.Value, (c.want+0.7)/2)
 		}
 	}

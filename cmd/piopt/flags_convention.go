@@ -20,7 +20,7 @@ func conventionFlags() []cli.Flag {
 
 // conventions reads conventionFlags; maxrel defaults to the highest grade of
 // the given datasets (also when given as 0), and a maxrel below it, negative
-// or above eval.MaxMaxRel is refused.
+// or above 255 (eval.CheckMaxRel) is refused.
 func conventions(c *cli.Context, ds ...*data.Dataset) (eval.Conventions, error) {
 	d, err := eval.ParseDiscount(c.String("discount"))
 	if err != nil {

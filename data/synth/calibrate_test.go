@@ -21,7 +21,7 @@ type measure struct {
 	hist                   [5]int
 	noRel                  int
 	random, latent         float64 // mean NDCG@3
-	feature                [NumFeatures]float64
+	feature                [numFeatures]float64
 	values                 []float64
 }
 
@@ -38,7 +38,7 @@ func measureSynth(gr *grading, seed uint64, queries int) measure {
 	var m measure
 	c := eval.Conventions{MaxRel: 4}
 	var qd queryData
-	col := make([]float64, MaxDocs)
+	col := make([]float64, maxDocs)
 	for q := range queries {
 		genQuery(seed, q, gr, &qd)
 		n := len(qd.labels)
@@ -56,9 +56,9 @@ func measureSynth(gr *grading, seed uint64, queries int) measure {
 		m.values = append(m.values, qd.value...)
 		m.random += eval.RandomNDCG(qd.labels, 3, c)
 		m.latent += ndcgOrder(qd.labels, qd.score, c)
-		for f := range NumFeatures {
+		for f := range numFeatures {
 			for d := range n {
-				col[d] = qd.feat[d*NumFeatures+f]
+				col[d] = qd.feat[d*numFeatures+f]
 			}
 			m.feature[f] += ndcgOrder(qd.labels, col[:n], c)
 		}

@@ -5,11 +5,11 @@ import (
 	"math/rand/v2"
 )
 
-// NumFeatures is the number of features of a generated document, as in MSLR.
-const NumFeatures = 136
+// numFeatures is the number of features of a generated document, as in MSLR.
+const numFeatures = 136
 
-// MaxDocs is the largest number of documents of a query (MSLR-WEB10K's).
-const MaxDocs = 908
+// maxDocs is the largest number of documents of a query (MSLR-WEB10K's).
+const maxDocs = 908
 
 // Streams in MSLR's order inside each group of five features.
 const (
@@ -31,7 +31,7 @@ var (
 )
 
 // queryData is one generated query: its documents' labels, hidden relevance
-// and features (row-major, NumFeatures per document).
+// and features (row-major, numFeatures per document).
 type queryData struct {
 	qid    int
 	labels []uint8
@@ -83,11 +83,11 @@ func (gr *grading) grade(v float64) uint8 {
 }
 
 // numDocs draws a query's document count: log-normal, heavy-tailed, mean
-// about 120, within 1..MaxDocs.
+// about 120, within 1..maxDocs.
 func numDocs(r *rand.Rand) int {
 	for {
 		n := int(math.Round(math.Exp(4.62 + 0.62*r.NormFloat64())))
-		if n >= 1 && n <= MaxDocs {
+		if n >= 1 && n <= maxDocs {
 			return n
 		}
 	}
@@ -150,7 +150,7 @@ func genQuery(seed uint64, q int, gr *grading, qd *queryData) {
 
 	var ql queryLevel
 	ql.draw(r, m, nt)
-	row := make([]float64, NumFeatures)
+	row := make([]float64, numFeatures)
 	for d := range m {
 		site, l := ql.drawLatent(r, d)
 		u := relevance(l, 0.75*r.NormFloat64())

@@ -222,7 +222,7 @@ func appendQuery(buf []byte, qd *queryData) []byte {
 		buf = strconv.AppendInt(buf, int64(l), 10)
 		buf = append(buf, " qid:"...)
 		buf = strconv.AppendInt(buf, int64(qd.qid), 10)
-		for i, v := range qd.feat[d*NumFeatures : (d+1)*NumFeatures] {
+		for i, v := range qd.feat[d*numFeatures : (d+1)*numFeatures] {
 			buf = append(buf, ' ')
 			buf = strconv.AppendInt(buf, int64(i+1), 10)
 			buf = append(buf, ':')

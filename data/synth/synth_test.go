@@ -93,7 +93,7 @@ func TestGenerateFolds(t *testing.T) {
 			t.Fatal(err)
 		}
 		lo, hi := Partition(12, k-1)
-		if ds.NumQueries() != hi-lo || ds.NumFeatures != NumFeatures {
+		if ds.NumQueries() != hi-lo || ds.NumFeatures != numFeatures {
 			t.Errorf("S%d: %d queries, %d features", k, ds.NumQueries(), ds.NumFeatures)
 		}
 		qids = append(qids, ds.QIDs...)
@@ -133,7 +133,7 @@ func TestAppendValue(t *testing.T) {
 
 func TestNumDocs(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
-	sum, lo, hi := 0, MaxDocs, 0
+	sum, lo, hi := 0, maxDocs, 0
 	const n = 200_000
 	for range n {
 		m := numDocs(r)
@@ -141,7 +141,7 @@ func TestNumDocs(t *testing.T) {
 		lo, hi = min(lo, m), max(hi, m)
 	}
 	mean := float64(sum) / n
-	if mean < 115 || mean > 125 || lo < 1 || hi > MaxDocs || hi < 700 {
+	if mean < 115 || mean > 125 || lo < 1 || hi > maxDocs || hi < 700 {
 		t.Errorf("docs per query: mean %.1f, range %d..%d", mean, lo, hi)
 	}
 }
@@ -157,7 +157,7 @@ func TestShape(t *testing.T) {
 			t.Errorf("grade %d: %.2f%% of documents, want %.0f%% ± %.1f", g, 100*got, 100*shares[g], 100*tol[g])
 		}
 	}
-	if mean := float64(m.docs) / float64(m.queries); mean < 110 || mean > 130 || m.maxDocs > MaxDocs {
+	if mean := float64(m.docs) / float64(m.queries); mean < 110 || mean > 130 || m.maxDocs > maxDocs {
 		t.Errorf("%.1f documents per query on average, at most %d", mean, m.maxDocs)
 	}
 	best := 0.0
@@ -188,7 +188,7 @@ func TestStreams(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.NumFeatures != NumFeatures || ds.MaxQuerySize() > MaxDocs {
+	if ds.NumFeatures != numFeatures || ds.MaxQuerySize() > maxDocs {
 		t.Fatalf("%d features, %d max docs", ds.NumFeatures, ds.MaxQuerySize())
 	}
 	f := func(d, k int) float64 { return float64(ds.Row(d)[k-1]) } // 1-based feature k
@@ -225,7 +225,7 @@ func TestStreams(t *testing.T) {
 			if f(d, 112) >= 0 || f(d, 117) >= 0 {
 				t.Fatalf("doc %d: LMIR scores must be log-probabilities", d)
 			}
-			for k := 1; k <= NumFeatures; k++ {
+			for k := 1; k <= numFeatures; k++ {
 				if f(d, k) == 0 {
 					zeros++
 				}

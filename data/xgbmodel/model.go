@@ -39,8 +39,8 @@ func (n *Node) IsLeaf() bool { return n.Left == -1 }
 // Feature returns the column n splits on.
 func (n *Node) Feature() int64 { return int64(n.SplitIndex & (1<<31 - 1)) }
 
-// DefaultLeft reports whether a row missing n's feature goes left.
-func (n *Node) DefaultLeft() bool { return n.SplitIndex>>31 != 0 }
+// defaultLeft reports whether a row missing n's feature goes left.
+func (n *Node) defaultLeft() bool { return n.SplitIndex>>31 != 0 }
 
 // Leaf returns the value of the leaf that a row reaches in t, where value(c)
 // is the row's value in column c. It walks as XGBoost's CPU predictor does
@@ -54,7 +54,7 @@ func (t *Tree) Leaf(value func(c int) float32) float32 {
 		x := value(int(n.Feature()))
 		next := n.Right
 		if x != x { // NaN: missing
-			if n.DefaultLeft() {
+			if n.defaultLeft() {
 				next = n.Left
 			}
 		} else if x < n.Value {
@@ -91,7 +91,7 @@ func Decode(b []byte) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := m.Check(); err != nil {
+	if err := m.check(); err != nil {
 		return nil, err
 	}
 	return m, nil
@@ -110,11 +110,11 @@ func decode(b []byte) (*Model, error) {
 	return m, err
 }
 
-// Check verifies what leaves relies on without checking: an objective whose
+// check verifies what leaves relies on without checking: an objective whose
 // output is the raw sum, every tree a proper binary tree reachable from its
 // root (no cycles, no shared or out-of-range children), split features
 // inside the input columns, and finite leaf values.
-func (m *Model) Check() error {
+func (m *Model) check() error {
 	if !identityObjectives[m.Objective] {
 		return fmt.Errorf("objective %q: piopt inference supports regression and ranking objectives without an output transform", m.Objective)
 	}

@@ -33,7 +33,7 @@ func load(ctx context.Context, path string, opt data.ReadOptions, w io.Writer) (
 
 // settleMaxRel returns conv with ERR's maxrel settled on the datasets: a
 // MaxRel of 0 takes their highest grade, and a given one below it (ERR would
-// exceed 1), negative or above eval.MaxMaxRel is refused, as --maxrel.
+// exceed 1), negative or above 255 (eval.CheckMaxRel) is refused, as --maxrel.
 func settleMaxRel(conv eval.Conventions, ds ...*data.Dataset) (eval.Conventions, error) {
 	highest := 0
 	for _, x := range ds {

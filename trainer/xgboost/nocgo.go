@@ -22,20 +22,20 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 // Close does nothing.
 func (m *DMatrix) Close() error { return nil }
 
-// SetLabels returns ErrNoCgo.
-func (m *DMatrix) SetLabels(v []float32) error { return ErrNoCgo }
+// setLabels returns ErrNoCgo.
+func (m *DMatrix) setLabels(v []float32) error { return ErrNoCgo }
 
-// SetWeights returns ErrNoCgo.
-func (m *DMatrix) SetWeights(v []float32) error { return ErrNoCgo }
+// setWeights returns ErrNoCgo.
+func (m *DMatrix) setWeights(v []float32) error { return ErrNoCgo }
 
-// SetGroups returns ErrNoCgo.
-func (m *DMatrix) SetGroups(g []uint32) error { return ErrNoCgo }
+// setGroups returns ErrNoCgo.
+func (m *DMatrix) setGroups(g []uint32) error { return ErrNoCgo }
 
-// FloatInfo returns ErrNoCgo.
-func (m *DMatrix) FloatInfo(field string) ([]float32, error) { return nil, ErrNoCgo }
+// floatInfo returns ErrNoCgo.
+func (m *DMatrix) floatInfo(field string) ([]float32, error) { return nil, ErrNoCgo }
 
-// NonMissing returns ErrNoCgo.
-func (m *DMatrix) NonMissing() (int, error) { return 0, ErrNoCgo }
+// nonMissing returns ErrNoCgo.
+func (m *DMatrix) nonMissing() (int, error) { return 0, ErrNoCgo }
 
 // Booster is an XGBoost learner; without cgo none can be made.
 type Booster struct{}
@@ -49,14 +49,14 @@ func LoadBooster(model []byte) (*Booster, error) { return nil, ErrNoCgo }
 // Close does nothing.
 func (b *Booster) Close() error { return nil }
 
-// SetParam returns ErrNoCgo.
-func (b *Booster) SetParam(name, value string) error { return ErrNoCgo }
+// setParam returns ErrNoCgo.
+func (b *Booster) setParam(name, value string) error { return ErrNoCgo }
 
 // Update returns ErrNoCgo.
 func (b *Booster) Update(iter int, train *DMatrix) error { return ErrNoCgo }
 
-// EvalString returns ErrNoCgo.
-func (b *Booster) EvalString(iter int, sets ...EvalSet) (string, error) { return "", ErrNoCgo }
+// evalString returns ErrNoCgo.
+func (b *Booster) evalString(iter int, sets ...EvalSet) (string, error) { return "", ErrNoCgo }
 
 // Eval returns ErrNoCgo.
 func (b *Booster) Eval(iter int, sets ...EvalSet) ([]EvalResult, error) { return nil, ErrNoCgo }
@@ -72,14 +72,14 @@ func (b *Booster) PredictDense(x []float32, rows, cols int, opt PredictOptions) 
 // Save returns ErrNoCgo.
 func (b *Booster) Save(f Format) ([]byte, error) { return nil, ErrNoCgo }
 
-// Load returns ErrNoCgo.
-func (b *Booster) Load(model []byte) error { return ErrNoCgo }
+// load returns ErrNoCgo.
+func (b *Booster) load(model []byte) error { return ErrNoCgo }
 
 // Rounds returns ErrNoCgo.
 func (b *Booster) Rounds() (int, error) { return 0, ErrNoCgo }
 
-// NumFeatures returns ErrNoCgo.
-func (b *Booster) NumFeatures() (int, error) { return 0, ErrNoCgo }
+// numFeatures returns ErrNoCgo.
+func (b *Booster) numFeatures() (int, error) { return 0, ErrNoCgo }
 
 // Slice returns ErrNoCgo.
 func (b *Booster) Slice(begin, end int) (*Booster, error) { return nil, ErrNoCgo }

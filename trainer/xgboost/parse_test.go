@@ -6,7 +6,7 @@ import (
 )
 
 func TestParseEval(t *testing.T) {
-	iter, res, err := ParseEval("[12]\ttrain-rmse:0.50000000000000000\tvalid-ndcg@3-:0.25\tvalid-map:nan\n")
+	iter, res, err := parseEval("[12]\ttrain-rmse:0.50000000000000000\tvalid-ndcg@3-:0.25\tvalid-map:nan\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -20,7 +20,7 @@ func TestParseEval(t *testing.T) {
 		t.Fatalf("nan result %+v", res[2])
 	}
 	for _, bad := range []string{"", "12\ttrain-rmse:1", "[x]\ttrain-rmse:1", "[1]\ttrainrmse:1", "[1]\ttrain-rmse", "[1]\ttrain-rmse:abc", "[1]\t-rmse:1"} {
-		if _, _, err := ParseEval(bad); err == nil {
+		if _, _, err := parseEval(bad); err == nil {
 			t.Errorf("ParseEval(%q) accepted", bad)
 		}
 	}
@@ -31,7 +31,7 @@ func TestFormatForPath(t *testing.T) {
 		"m.json": FormatJSON, "dir.v1/M.JSON": FormatJSON, "m.ubj": FormatUBJ,
 		"m.model": FormatBinary, "m": FormatBinary, "m.json.bin": FormatBinary,
 	} {
-		if got := FormatForPath(path); got != want {
+		if got := formatForPath(path); got != want {
 			t.Errorf("FormatForPath(%q) = %q, want %q", path, got, want)
 		}
 	}
@@ -68,11 +68,11 @@ func TestDenseValidate(t *testing.T) {
 
 func TestParseBuild(t *testing.T) {
 	for _, b := range []Build{BuildQuantile, BuildDense, BuildMatOMP} {
-		if got, err := ParseBuild(b.String()); err != nil || got != b {
+		if got, err := parseBuild(b.String()); err != nil || got != b {
 			t.Errorf("ParseBuild(%q) = %v, %v", b.String(), got, err)
 		}
 	}
-	if _, err := ParseBuild("csr"); err == nil {
+	if _, err := parseBuild("csr"); err == nil {
 		t.Error("csr accepted")
 	}
 }

@@ -56,9 +56,9 @@ const (
 	FormatBinary Format = "deprecated"
 )
 
-// FormatForPath returns the format XGBoost's own tools pick for a file name:
+// formatForPath returns the format XGBoost's own tools pick for a file name:
 // JSON for a .json extension, UBJ for .ubj, the legacy binary otherwise.
-func FormatForPath(path string) Format {
+func formatForPath(path string) Format {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".json":
 		return FormatJSON
@@ -101,8 +101,8 @@ func (b Build) String() string {
 	return "Build(" + strconv.Itoa(int(b)) + ")"
 }
 
-// ParseBuild parses a Build name: quantile, dense or mat-omp.
-func ParseBuild(s string) (Build, error) {
+// parseBuild parses a Build name: quantile, dense or mat-omp.
+func parseBuild(s string) (Build, error) {
 	for i, n := range buildNames {
 		if s == n {
 			return Build(i), nil
@@ -181,27 +181,27 @@ type MatrixOptions struct {
 	// MaxBin is the number of histogram bins of a quantile matrix; it must
 	// equal the booster's max_bin. 0 means XGBoost's default, 256.
 	MaxBin int
-	// Ref is a quantile training matrix whose bin boundaries a quantile
+	// ref is a quantile training matrix whose bin boundaries a quantile
 	// validation matrix reuses (so both are cut alike). Optional.
-	Ref *DMatrix
+	ref *DMatrix
 }
 
 // PredictOptions control a prediction.
 type PredictOptions struct {
-	// Rounds uses the trees of the first Rounds boosting rounds; 0 means all.
-	Rounds int
-	// Margin returns the raw sum of the trees plus base_score, before the
+	// rounds uses the trees of the first Rounds boosting rounds; 0 means all.
+	rounds int
+	// margin returns the raw sum of the trees plus base_score, before the
 	// objective's transform (the same as the plain prediction for
 	// reg:squarederror and rank:ndcg).
-	Margin bool
+	margin bool
 }
 
 func (o PredictOptions) config() string {
 	typ := 0
-	if o.Margin {
+	if o.margin {
 		typ = 1
 	}
-	return fmt.Sprintf(`{"type":%d,"training":false,"iteration_begin":0,"iteration_end":%d,"strict_shape":false,"missing":NaN,"cache_id":0}`, typ, max(o.Rounds, 0))
+	return fmt.Sprintf(`{"type":%d,"training":false,"iteration_begin":0,"iteration_end":%d,"strict_shape":false,"missing":NaN,"cache_id":0}`, typ, max(o.rounds, 0))
 }
 
 // EvalSet names a matrix for Booster.Eval.
@@ -224,9 +224,9 @@ func checkEvalName(name string) error {
 	return nil
 }
 
-// ParseEval parses the string of XGBoosterEvalOneIter,
+// parseEval parses the string of XGBoosterEvalOneIter,
 // "[iter]\tname-metric:value\t...".
-func ParseEval(s string) (iter int, res []EvalResult, err error) {
+func parseEval(s string) (iter int, res []EvalResult, err error) {
 	fields := strings.Split(strings.TrimSpace(s), "\t")
 	head := fields[0]
 	if len(head) < 3 || head[0] != '[' || head[len(head)-1] != ']' {

@@ -230,21 +230,21 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	if opt.MaxBin < 0 {
 		return nil, fmt.Errorf("xgboost: max_bin %d < 0", opt.MaxBin)
 	}
-	if opt.Ref != nil && opt.Ref.h == nil {
+	if opt.ref != nil && opt.ref.h == nil {
 		return nil, ErrClosed
 	}
 	maxBin := opt.MaxBin
 	if maxBin == 0 {
 		maxBin = 256 // XGBoost's default
 	}
-	if opt.Ref != nil && (!opt.Ref.quantile || opt.Build != BuildQuantile) {
+	if opt.ref != nil && (!opt.ref.quantile || opt.Build != BuildQuantile) {
 		return nil, fmt.Errorf("xgboost: a reference matrix needs quantile matrices")
 	}
 	if d.Fill != nil && opt.Build != BuildQuantile {
 		return nil, fmt.Errorf("xgboost: a matrix made by Fill can only be built as a quantile matrix")
 	}
-	if opt.Ref != nil && opt.Ref.maxBin != maxBin {
-		return nil, fmt.Errorf("xgboost: max_bin %d, but the reference matrix was cut with %d bins", maxBin, opt.Ref.maxBin)
+	if opt.ref != nil && opt.ref.maxBin != maxBin {
+		return nil, fmt.Errorf("xgboost: max_bin %d, but the reference matrix was cut with %d bins", maxBin, opt.ref.maxBin)
 	}
 	h, err := createDMatrix(d, opt, maxBin)
 	if err != nil {
@@ -256,14 +256,14 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	// sketching; the others get them now.
 	if opt.Build != BuildQuantile {
 		if d.Labels != nil {
-			err = m.SetLabels(d.Labels)
+			err = m.setLabels(d.Labels)
 		}
 		if err == nil && d.Weights != nil {
-			err = m.SetWeights(d.Weights)
+			err = m.setWeights(d.Weights)
 		}
 	}
 	if err == nil && d.Groups != nil {
-		err = m.SetGroups(d.Groups)
+		err = m.setGroups(d.Groups)
 	}
 	if err != nil {
 		m.Close()
@@ -281,13 +281,13 @@ func createDMatrix(d Dense, opt MatrixOptions, maxBin int) (C.DMatrixHandle, err
 	var h C.DMatrixHandle
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	defer runtime.KeepAlive(opt.Ref)
+	defer runtime.KeepAlive(opt.ref)
 	defer runtime.KeepAlive(d.Data)
 	switch opt.Build {
 	case BuildQuantile:
 		var ref C.DMatrixHandle
-		if opt.Ref != nil {
-			ref = opt.Ref.h
+		if opt.ref != nil {
+			ref = opt.ref.h
 		}
 		var fill C.uintptr_t
 		if d.Data == nil {
@@ -354,15 +354,15 @@ func (m *DMatrix) setFloat(field string, v []float32) error {
 	return check(rc, "XGDMatrixSetFloatInfo("+field+")")
 }
 
-// SetLabels sets one label per row.
-func (m *DMatrix) SetLabels(v []float32) error { return m.setFloat("label", v) }
+// setLabels sets one label per row.
+func (m *DMatrix) setLabels(v []float32) error { return m.setFloat("label", v) }
 
-// SetWeights sets one weight per row. A quantile matrix was sketched at
+// setWeights sets one weight per row. A quantile matrix was sketched at
 // creation: give its weights in Dense.Weights so the bins see them.
-func (m *DMatrix) SetWeights(v []float32) error { return m.setFloat("weight", v) }
+func (m *DMatrix) setWeights(v []float32) error { return m.setFloat("weight", v) }
 
-// SetGroups sets the sizes of consecutive query groups (ranking objectives).
-func (m *DMatrix) SetGroups(g []uint32) error {
+// setGroups sets the sizes of consecutive query groups (ranking objectives).
+func (m *DMatrix) setGroups(g []uint32) error {
 	if m == nil || m.h == nil {
 		return ErrClosed
 	}
@@ -378,9 +378,9 @@ func (m *DMatrix) SetGroups(g []uint32) error {
 	return check(rc, "XGDMatrixSetUIntInfo(group)")
 }
 
-// FloatInfo returns a copy of a float field: "label", "weight" or
+// floatInfo returns a copy of a float field: "label", "weight" or
 // "base_margin".
-func (m *DMatrix) FloatInfo(field string) ([]float32, error) {
+func (m *DMatrix) floatInfo(field string) ([]float32, error) {
 	if m == nil || m.h == nil {
 		return nil, ErrClosed
 	}
@@ -400,8 +400,8 @@ func (m *DMatrix) FloatInfo(field string) ([]float32, error) {
 	return out, nil
 }
 
-// NonMissing returns the number of values XGBoost stores as present.
-func (m *DMatrix) NonMissing() (int, error) {
+// nonMissing returns the number of values XGBoost stores as present.
+func (m *DMatrix) nonMissing() (int, error) {
 	if m == nil || m.h == nil {
 		return 0, ErrClosed
 	}
@@ -515,7 +515,7 @@ func NewBooster(params []Param, cache ...*DMatrix) (*Booster, error) {
 		return nil, err
 	}
 	for _, p := range params {
-		if err := b.SetParam(p.Name, p.Value); err != nil {
+		if err := b.setParam(p.Name, p.Value); err != nil {
 			b.Close()
 			return nil, err
 		}
@@ -530,7 +530,7 @@ func LoadBooster(model []byte) (*Booster, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := b.Load(model); err != nil {
+	if err := b.load(model); err != nil {
 		b.Close()
 		return nil, err
 	}
@@ -574,8 +574,8 @@ func (b *Booster) ifOpen(closed error, f func() error) error {
 	return f()
 }
 
-// SetParam sets one parameter.
-func (b *Booster) SetParam(name, value string) error {
+// setParam sets one parameter.
+func (b *Booster) setParam(name, value string) error {
 	cn, cv := C.CString(name), C.CString(value)
 	defer C.free(unsafe.Pointer(cn))
 	defer C.free(unsafe.Pointer(cv))
@@ -609,9 +609,9 @@ func (b *Booster) Update(iter int, train *DMatrix) error {
 	return err
 }
 
-// EvalString evaluates the booster's metrics on sets after round iter and
+// evalString evaluates the booster's metrics on sets after round iter and
 // returns XGBoost's string, "[iter]\tname-metric:value...".
-func (b *Booster) EvalString(iter int, sets ...EvalSet) (string, error) {
+func (b *Booster) evalString(iter int, sets ...EvalSet) (string, error) {
 	if len(sets) == 0 {
 		return "", fmt.Errorf("xgboost: nothing to evaluate")
 	}
@@ -643,11 +643,11 @@ func (b *Booster) EvalString(iter int, sets ...EvalSet) (string, error) {
 
 // Eval evaluates the booster's metrics on sets after round iter.
 func (b *Booster) Eval(iter int, sets ...EvalSet) ([]EvalResult, error) {
-	s, err := b.EvalString(iter, sets...)
+	s, err := b.evalString(iter, sets...)
 	if err != nil {
 		return nil, err
 	}
-	_, res, err := ParseEval(s)
+	_, res, err := parseEval(s)
 	return res, err
 }
 
@@ -739,8 +739,8 @@ func saveModel(h C.BoosterHandle, f Format) ([]byte, error) {
 	return C.GoBytes(unsafe.Pointer(p), C.int(n)), nil
 }
 
-// Load replaces the model by a saved one (JSON, UBJ or legacy binary).
-func (b *Booster) Load(model []byte) error {
+// load replaces the model by a saved one (JSON, UBJ or legacy binary).
+func (b *Booster) load(model []byte) error {
 	if len(model) == 0 {
 		return fmt.Errorf("xgboost: empty model")
 	}
@@ -760,8 +760,8 @@ func (b *Booster) Rounds() (int, error) {
 	return int(n), err
 }
 
-// NumFeatures returns the number of input columns the model was trained on.
-func (b *Booster) NumFeatures() (int, error) {
+// numFeatures returns the number of input columns the model was trained on.
+func (b *Booster) numFeatures() (int, error) {
 	var n C.bst_ulong
 	err := b.do(func(h C.BoosterHandle) error {
 		return check(C.XGBoosterGetNumFeature(h, &n), "XGBoosterGetNumFeature")

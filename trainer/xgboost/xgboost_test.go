@@ -137,7 +137,7 @@ func TestWeightsMoveTheFit(t *testing.T) {
 					t.Fatalf("prediction %g, want %g", p[0], want)
 				}
 				if b == BuildQuantile && weighted {
-					w, err := m.FloatInfo("weight")
+					w, err := m.floatInfo("weight")
 					if err != nil || len(w) != n || w[0] != 3 || w[1] != 1 {
 						t.Fatalf("weights of the quantile matrix: %v %v", w[:2], err)
 					}
@@ -180,7 +180,7 @@ func TestNaNIsMissingZeroIsNot(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n, err := m.NonMissing()
+		n, err := m.nonMissing()
 		m.Close()
 		if err != nil || n != 9 {
 			t.Errorf("%v: %d non-missing values (%v), want 9", b, n, err)
@@ -224,7 +224,7 @@ func TestPredictMatchesInPlaceAndRounds(t *testing.T) {
 		}
 	}
 	// A fresh quantile matrix that shares the training cuts predicts the same.
-	v, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, MaxBin: 256, Ref: m})
+	v, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, MaxBin: 256, ref: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestPredictMatchesInPlaceAndRounds(t *testing.T) {
 		}
 	}
 	// The first 10 rounds of 30 are the 10-round model.
-	part, err := bst.Predict(m, PredictOptions{Rounds: 10})
+	part, err := bst.Predict(m, PredictOptions{rounds: 10})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestRankingGroups(t *testing.T) {
 	if last[0].Metric != "ndcg@3" || last[0].Value < 0.999 {
 		t.Fatalf("ndcg@3 after 30 rounds on a separable problem: %+v (first round %+v)", last, first)
 	}
-	if err := m.SetGroups([]uint32{4, 3}); err == nil {
+	if err := m.setGroups([]uint32{4, 3}); err == nil {
 		t.Fatal("groups covering 7 rows were accepted")
 	}
 }
@@ -370,7 +370,7 @@ func TestSaveLoadRoundTrip(t *testing.T) {
 			if r, _ := l.Rounds(); r != 25 {
 				t.Fatalf("%d rounds after reload", r)
 			}
-			if n, _ := l.NumFeatures(); n != 4 {
+			if n, _ := l.numFeatures(); n != 4 {
 				t.Fatalf("%d features after reload", n)
 			}
 			again, err := l.Save(f)
@@ -476,10 +476,10 @@ func TestShapeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if err := m.SetLabels(make([]float32, 11)); err == nil || !strings.Contains(err.Error(), "11 labels for 10 rows") {
+	if err := m.setLabels(make([]float32, 11)); err == nil || !strings.Contains(err.Error(), "11 labels for 10 rows") {
 		t.Fatalf("wrong label length: %v", err)
 	}
-	if _, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, Ref: m}); err == nil {
+	if _, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, ref: m}); err == nil {
 		t.Fatal("a non-quantile reference was accepted")
 	}
 	q, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, MaxBin: 32})
@@ -487,7 +487,7 @@ func TestShapeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer q.Close()
-	if _, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, Ref: q}); err == nil || !strings.Contains(err.Error(), "32 bins") {
+	if _, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, ref: q}); err == nil || !strings.Contains(err.Error(), "32 bins") {
 		t.Fatalf("a reference cut with other bins: %v", err)
 	}
 	bst, err := NewBooster(hist(), m)
@@ -574,7 +574,7 @@ func TestClosedHandles(t *testing.T) {
 	if err := b2.Update(0, m); !errors.Is(err, ErrClosed) {
 		t.Fatalf("update on a closed matrix: %v", err)
 	}
-	if err := m.SetLabels(d.Labels); !errors.Is(err, ErrClosed) {
+	if err := m.setLabels(d.Labels); !errors.Is(err, ErrClosed) {
 		t.Fatalf("labels on a closed matrix: %v", err)
 	}
 	if _, err := NewBooster(nil, m); !errors.Is(err, ErrClosed) {
@@ -706,7 +706,7 @@ func TestQuantileBatches(t *testing.T) {
 	}
 	bst, m := train(t, d, BuildQuantile, hist(Param{"eta", "1"}, Param{"lambda", "0"}, Param{"base_score", "0"}), 1)
 	for field, want := range map[string][]float32{"label": d.Labels, "weight": d.Weights} {
-		got, err := m.FloatInfo(field)
+		got, err := m.floatInfo(field)
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%s: %d values, equal %v, %v", field, len(got), slices.Equal(got, want), err)
 		}
@@ -804,7 +804,7 @@ func TestQuantileFromFill(t *testing.T) {
 		t.Fatalf("Fill made %d rows of %d", made, d.Rows)
 	}
 	for field, want := range map[string][]float32{"label": d.Labels, "weight": d.Weights} {
-		got, err := m.FloatInfo(field)
+		got, err := m.floatInfo(field)
 		if err != nil || !slices.Equal(got, want) {
 			t.Fatalf("%s: %d values, equal %v, %v", field, len(got), slices.Equal(got, want), err)
 		}

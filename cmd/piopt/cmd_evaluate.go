@@ -100,14 +100,15 @@ func evaluateConfig(c *cli.Context) (pipeline.EvaluateConfig, error) {
 		return cfg, err
 	}
 	opt := ope.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"), Intervals: iv}
-	if cfg.Slate, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
+	method, err := ranker.ParseSlateMethod(c.String("slate"))
+	if err != nil {
 		return cfg, fmt.Errorf("--slate: %w", err)
 	}
 	if err := setupFlags(c).Check(); err != nil {
 		return cfg, err
 	}
 	cfg = pipeline.EvaluateConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Target: c.String("target"),
-		Slate: cfg.Slate, PolicyData: c.String("policy-data"), Options: opt, DMShare: c.Float64("dm-train"), DM: dmOptions(c),
+		Slate: method, PolicyData: c.String("policy-data"), Options: opt, DMShare: c.Float64("dm-train"), DM: dmOptions(c),
 		Baseline: c.String("baseline"), BaselineFolds: c.Int("baseline-folds"), Stated: statedConventions(c),
 		Seed: c.Uint64("seed"), Threads: c.Int("threads"), JSON: c.String("json"), Command: commandLine(), Progress: os.Stderr}
 	if cfg.Read, err = readOptions(c); err != nil {

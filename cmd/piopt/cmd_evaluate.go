@@ -2,13 +2,9 @@ package main
 
 import (
 	"fmt"
-	"github.com/piopt/piopt/internal/evalreport"
 	"os"
 
-	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/policy"
-	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
@@ -76,125 +72,48 @@ trains on and, for dr and wdr, 12 + 4·L bytes per impression.`,
 }
 
 func runEvaluate(c *cli.Context) error {
-	opt, method, err := evaluateOptions(c)
+	cfg, err := evaluateConfig(c)
 	if err != nil {
 		return err
 	}
-	if err := setupFlags(c).Check(); err != nil {
-		return err
-	}
-	ds, err := loadData(c, "data")
+	res, err := pipeline.Evaluate(c.Context, cfg)
 	if err != nil {
 		return err
 	}
-	logPath := c.String("logs")
-	assumed := setupFlags(c).Header()
-	lr, err := data.OpenLogAssuming(logPath, ds, assumed)
-	if err != nil {
-		return err
-	}
-	defer lr.Close()
-	ls, metricName, err := policy.ReadSetup(lr, setupFlags(c))
-	if err != nil {
-		return err
-	}
-	metric, haveMetric, err := logMetric(c, lr.Header(), metricName, ls.Slots, ds)
-	if err != nil {
-		return err
-	}
-	plan, target, err := evaluatePlan(c, ds, ls, method, metric, haveMetric)
-	if err != nil {
-		return err
-	}
-	opt.Regressors = opeRegressors(c, c.Int("threads"))
-	if opt.Baseline, err = opeBaseline(c, opt.Estimators, plan, c.Int("threads")); err != nil {
-		return err
-	}
-	res, err := plan.EvaluateLog(c.Context, lr, ope.LogEvaluation{
-		Options: opt, DMShare: c.Float64("dm-train"), NonAdditive: haveMetric && metric.Kind == eval.KindERR,
-		Open: func() (*data.LogReader, error) {
-			lr, err := data.OpenLogAssuming(logPath, ds, assumed)
-			if err == nil && ls.Policy != nil {
-				lr.SetContexts()
-			}
-			return lr, err
-		},
-		Pass: func() (func(int64), func()) {
-			bar := progress.New(os.Stderr, "evaluate", 0, "impressions")
-			return bar.Add, bar.Done
-		},
-	})
-	if err != nil {
-		return err
-	}
-	iv := opt.Intervals
-	info := evalreport.EvaluateSetup{Data: ds.Source, Logs: logPath, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
-		Slots: ls.Slots, Logging: ls.Logging.String(), RankBy: ls.RankBy, Candidates: ls.Limit, Target: target.Name(),
-		Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
-		TrueValue: ope.Float(res.TrueValue), Command: commandLine()}
-	if ls.Policy != nil {
-		info.Policy, info.Logging, info.Queries = ls.Policy.Name, "", plan.Candidates.NumQueries()
-	}
-	if haveMetric {
-		info.Metric = metric.Name()
-		cj := ranker.NewConventionsJSON(metric.Conventions)
-		info.Conventions = &cj
-	}
-	info.WriteTable(os.Stdout, res)
-	if p := c.String("json"); p != "" {
-		return writeJSON(p, evalreport.EstimatesJSON(&info, res))
-	}
+	res.WriteTable(os.Stdout)
 	return nil
 }
 
-// evaluateOptions reads the flags of the estimators and their intervals,
-// and --slate.
-func evaluateOptions(c *cli.Context) (ope.EvalOptions, ranker.SlateMethod, error) {
-	var method ranker.SlateMethod
+// evaluateConfig reads evaluate's flags: the estimators and their
+// intervals first, then the logging setup's, each checked before any work.
+func evaluateConfig(c *cli.Context) (pipeline.EvaluateConfig, error) {
+	var cfg pipeline.EvaluateConfig
 	if err := checkOPEFlags(c); err != nil {
-		return ope.EvalOptions{}, method, err
+		return cfg, err
 	}
 	est, err := opeEstimators(c)
 	if err != nil {
-		return ope.EvalOptions{}, method, err
+		return cfg, err
 	}
-	delta := c.Float64("delta")
-	if !(delta > 0 && delta < 1) {
-		return ope.EvalOptions{}, method, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
-	}
-	lo, hi, err := parseRange(c.String("reward-range"))
+	iv, err := intervals(c, "dm-train")
 	if err != nil {
-		return ope.EvalOptions{}, method, err
+		return cfg, err
 	}
-	if frac := c.Float64("dm-train"); !(frac > 0 && frac < 1) {
-		return ope.EvalOptions{}, method, fmt.Errorf("--dm-train %g: must lie in (0, 1)", frac)
-	}
-	if c.Int("bootstrap") < 0 {
-		return ope.EvalOptions{}, method, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
-	}
-	if method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
-		return ope.EvalOptions{}, method, fmt.Errorf("--slate: %w", err)
-	}
-	return ope.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"),
-		Intervals: ope.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}}, method, nil
-}
-
-// evaluatePlan builds the logging setup's candidates, the target and the
-// plan of the estimators (with the reward's scorer when the log names a
-// metric).
-func evaluatePlan(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, metric eval.Metric, haveMetric bool) (*ope.Plan, *ope.Target, error) {
-	popt, err := opePolicyOptions(c)
+	opt := ope.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"), Intervals: iv}
+	method, err := ranker.ParseSlateMethod(c.String("slate"))
 	if err != nil {
-		return nil, nil, err
+		return cfg, fmt.Errorf("--slate: %w", err)
 	}
-	cands, gammas, target, err := opePolicies(c, ds, ls, method, popt)
-	if err != nil {
-		return nil, nil, err
+	if err := setupFlags(c).Check(); err != nil {
+		return cfg, err
 	}
-	var scored *eval.Metric
-	if haveMetric {
-		scored = &metric
+	cfg = pipeline.EvaluateConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Target: c.String("target"),
+		Slate: method, PolicyData: c.String("policy-data"), Options: opt, DMShare: c.Float64("dm-train"), DM: dmOptions(c),
+		Baseline: c.String("baseline"), BaselineFolds: c.Int("baseline-folds"), Stated: statedConventions(c),
+		Seed: c.Uint64("seed"), Threads: c.Int("threads"), JSON: c.String("json"), Command: commandLine(), Progress: os.Stderr}
+	if cfg.Read, err = readOptions(c); err != nil {
+		return cfg, err
 	}
-	plan, err := opePrepare(c, ls, cands, gammas, target, scored)
-	return plan, target, err
+	cfg.Conventions, err = conventions(c)
+	return cfg, err
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"github.com/piopt/piopt/internal/provenance"
 	"os"
 	"slices"
 	"strings"
@@ -10,7 +9,6 @@ import (
 	"github.com/piopt/piopt/internal/lab/evalgrid"
 	"github.com/piopt/piopt/internal/lab/experiment"
 	"github.com/piopt/piopt/internal/policy"
-	"github.com/piopt/piopt/internal/progress"
 	"github.com/urfave/cli/v2"
 )
 
@@ -81,47 +79,18 @@ func runEvaluateGrid(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := cfg.Check(); err != nil {
-		return err
-	}
-	if cfg.Data, err = loadData(c, "data"); err != nil {
-		return err
-	}
-	if cfg.Conventions, err = conventions(c, cfg.Data); err != nil {
-		return err
-	}
-	if cfg.Policy, err = opePolicyOptions(c); err != nil {
-		return err
-	}
-	paths := []string{cfg.Data.Source}
-	if p := c.String("policy-data"); p != "" {
-		paths = append(paths, p)
-	}
-	if cfg.Inputs, err = provenance.HashInputs(paths...); err != nil {
-		return err
-	}
-	n := int64(len(cfg.Grid.Conditions()))
-	bar := progress.New(os.Stderr, "evaluate-grid", n*cfg.Samples*int64(cfg.Runs), "samples")
-	cfg.Progress, cfg.Status = bar.Add, bar.Status
-	cfg.Log = func(line string) {
-		if bar != nil {
-			fmt.Fprint(c.App.ErrWriter, "\r\033[K") // clear the bar's line
-		}
-		fmt.Fprintln(c.App.ErrWriter, "evaluate-grid: "+line)
-	}
-	rep, err := evalgrid.Run(c.Context, cfg)
-	bar.Done()
+	rep, err := evalgrid.Evaluate(c.Context, cfg)
 	if err != nil {
 		return err
 	}
 	rep.WriteSummary(c.App.Writer)
-	return rep.WriteFiles(cfg.Out)
+	return nil
 }
 
 // gridConfig reads the flags into a grid configuration, before any data
 // is loaded.
-func gridConfig(c *cli.Context) (evalgrid.Config, error) {
-	var cfg evalgrid.Config
+func gridConfig(c *cli.Context) (evalgrid.GridConfig, error) {
+	var cfg evalgrid.GridConfig
 	if err := checkOPEFlags(c); err != nil {
 		return cfg, err
 	}
@@ -146,10 +115,16 @@ func gridConfig(c *cli.Context) (evalgrid.Config, error) {
 	agg := slices.Clone(c.Int64Slice("aggregate-at"))
 	slices.Sort(agg)
 	pv, xv := experiment.Versions()
-	return evalgrid.Config{Grid: def, Samples: c.Int64("samples"), Runs: c.Int("runs"), Seed: c.Uint64("seed"),
-		MinSamples: c.Int64("min-samples"), PointsPerDecade: c.Int("points-per-decade"), AggregateAt: slices.Compact(agg),
-		Estimators: est, DM: policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}, DMMaxTrain: c.Int("dm-max-train"), CVFolds: c.Int("cv-folds"), BaselineFolds: c.Int("baseline-folds"),
-		Threads: c.Int("threads"), Out: c.String("out"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv}, nil
+	cfg = evalgrid.GridConfig{Data: c.String("data"), PolicyData: c.String("policy-data"), Progress: os.Stderr, Log: c.App.ErrWriter,
+		Grid: evalgrid.Config{Grid: def, Samples: c.Int64("samples"), Runs: c.Int("runs"), Seed: c.Uint64("seed"),
+			MinSamples: c.Int64("min-samples"), PointsPerDecade: c.Int("points-per-decade"), AggregateAt: slices.Compact(agg),
+			Estimators: est, DM: dmOptions(c), DMMaxTrain: c.Int("dm-max-train"), CVFolds: c.Int("cv-folds"), BaselineFolds: c.Int("baseline-folds"),
+			Threads: c.Int("threads"), Out: c.String("out"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv}}
+	if cfg.Read, err = readOptions(c); err != nil {
+		return cfg, err
+	}
+	cfg.Conventions, err = conventions(c)
+	return cfg, err
 }
 
 // joinFlag is a list flag's values joined by commas.

@@ -2,16 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/piopt/piopt/internal/lab/sweep"
-	"github.com/piopt/piopt/internal/provenance"
 	"os"
-	"time"
 
+	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/lab/experiment"
-	"github.com/piopt/piopt/internal/parallel"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
-	"github.com/piopt/piopt/internal/progress"
-	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
 )
@@ -63,74 +59,52 @@ it) and evaluated on the second half.`,
 }
 
 func runEvaluateSweep(c *cli.Context) error {
-	start := time.Now()
+	cfg, err := sweepConfig(c)
+	if err != nil {
+		return err
+	}
+	res, err := pipeline.Sweep(c.Context, cfg)
+	if err != nil {
+		return err
+	}
+	res.Report.WriteTable(os.Stdout)
+	res.WriteTimes(os.Stderr)
+	return nil
+}
+
+// sweepConfig reads evaluate-sweep's flags, each checked before any work.
+func sweepConfig(c *cli.Context) (pipeline.SweepConfig, error) {
+	var cfg pipeline.SweepConfig
 	ls, err := policy.ParseSetup(setupFlags(c))
 	if err != nil {
-		return err
+		return cfg, err
 	}
-	slots := ls.Slots
 	est, err := opeEstimators(c)
 	if err != nil {
-		return err
+		return cfg, err
 	}
 	if err := checkSweepFlags(c); err != nil {
-		return err
+		return cfg, err
 	}
-	n, runs := c.Int64("samples"), c.Int("runs")
 	method, err := ranker.ParseSlateMethod(c.String("slate"))
 	if err != nil {
-		return fmt.Errorf("--slate: %w", err)
-	}
-	t0 := time.Now()
-	ds, err := loadData(c, "data")
-	if err != nil {
-		return err
-	}
-	metric, err := simulationMetric(c, ds, slots)
-	if err != nil {
-		return err
-	}
-	popt, err := opePolicyOptions(c)
-	if err != nil {
-		return err
-	}
-	tLoad := time.Since(t0)
-	t0 = time.Now()
-	inputs, err := provenance.HashInputs(ds.Source)
-	if err != nil {
-		return err
-	}
-	tHash := time.Since(t0)
-	t0 = time.Now()
-	cands, gammas, target, err := opePolicies(c, ds, ls, method, popt)
-	if err != nil {
-		return err
-	}
-	tPolicies := time.Since(t0)
-	t0 = time.Now()
-	plan, err := opePrepare(c, ls, cands, gammas, target, &metric)
-	if err != nil {
-		return err
-	}
-	tPrepare := time.Since(t0)
-	res, err := runSweep(c, plan, est)
-	if err != nil {
-		return err
+		return cfg, fmt.Errorf("--slate: %w", err)
 	}
 	pv, xv := experiment.Versions()
-	out := sweep.NewReport(sweep.Setup{Data: ds.Source, Queries: ds.NumQueries(), Metric: metric,
-		Slots: slots, Candidates: ls.Limit, Logging: ls.Logging.String(), RankBy: ls.RankBy, CandidatesBy: ls.CandidatesBy, Target: target.Name(), Samples: n, Runs: runs,
-		DMMaxTrain: c.Int("dm-max-train"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv, Inputs: inputs}, plan, res)
-	out.Run = sweep.NewRunRecord(start, parallel.Workers(c.Int("threads")), map[string]time.Duration{"load": tLoad, "hash": tHash,
-		"policies": tPolicies, "prepare": tPrepare, "simulate": res.SimulateTime, "dm": res.DMTime})
-	out.WriteTable(os.Stdout)
-	fits := "DM"
-	if est.Baseline() {
-		fits = "DM and dr"
+	cfg = pipeline.SweepConfig{Data: c.String("data"), Setup: ls, Target: c.String("target"), Slate: method,
+		PolicyData: c.String("policy-data"), Estimators: est, CVFolds: c.Int("cv-folds"), DM: dmOptions(c),
+		Baseline: c.String("baseline"), BaselineFolds: c.Int("baseline-folds"),
+		Samples: c.Int64("samples"), Runs: c.Int("runs"), Seed: c.Uint64("seed"), MinSamples: c.Int64("min-samples"),
+		PointsPerDecade: c.Int("points-per-decade"), DMMaxTrain: c.Int("dm-max-train"), Threads: c.Int("threads"),
+		JSON: c.String("json"), HTML: c.String("html"), Command: commandLine(), PioptVersion: pv, XGBoostVersion: xv, Progress: os.Stderr}
+	if cfg.Metric, err = eval.ParseKind(c.String("metric")); err != nil {
+		return cfg, fmt.Errorf("--metric: %w", err)
 	}
-	fmt.Fprintf(os.Stderr, "evaluate-sweep: load %.1fs, policies %.1fs, Γ and plan %.1fs, simulate %.1fs (%d runs × %d samples), %s %.1fs\n",
-		tLoad.Seconds(), tPolicies.Seconds(), tPrepare.Seconds(), res.SimulateTime.Seconds(), runs, n, fits, res.DMTime.Seconds())
-	return writeSweepFiles(c, out)
+	if cfg.Read, err = readOptions(c); err != nil {
+		return cfg, err
+	}
+	cfg.Conventions, err = conventions(c)
+	return cfg, err
 }
 
 // checkSweepFlags checks evaluate-sweep's numeric flags before any work.
@@ -150,40 +124,4 @@ func checkSweepFlags(c *cli.Context) error {
 		return err
 	}
 	return checkOPEFlags(c)
-}
-
-// runSweep runs the plan's sweep as the flags say, showing progress.
-func runSweep(c *cli.Context, plan *ope.Plan, est ope.Estimators) (*sweep.Result, error) {
-	n, runs := c.Int64("samples"), c.Int("runs")
-	grid := sweep.LogGrid(c.Int64("min-samples"), n, c.Int("points-per-decade"))
-	// Runs are simulated and DM-fitted min(threads, runs) at a time; each
-	// DM fit gets the threads left over.
-	threads := parallel.Workers(c.Int("threads"))
-	fitThreads := max(1, threads/min(threads, runs))
-	bar := progress.New(os.Stderr, "evaluate-sweep", n*int64(runs), "samples")
-	cfg := sweep.Config{Samples: n, Runs: runs, Seed: c.Uint64("seed"), Grid: grid, Estimators: est,
-		Regressors: opeRegressors(c, fitThreads), DMMaxTrain: c.Int("dm-max-train"), Threads: threads, Progress: bar.Add,
-		CVFolds: c.Int("cv-folds")}
-	var err error
-	if cfg.Baseline, err = opeBaseline(c, est, plan, fitThreads); err != nil {
-		bar.Done()
-		return nil, err
-	}
-	// DM's and dr's fits follow the simulation, on a bar of their own.
-	var dmDone func()
-	label := "evaluate-sweep: DM fits"
-	if est.Baseline() {
-		label = "evaluate-sweep: DM and dr fits"
-	}
-	cfg.DMProgress, dmDone = progress.Later(os.Stderr, label, cfg.DMPoints(), "points")
-	res, err := sweep.Sweep(c.Context, plan, cfg)
-	bar.Done()
-	dmDone()
-	return res, err
-}
-
-// writeSweepFiles writes --json and --html, and the run record beside
-// them.
-func writeSweepFiles(c *cli.Context, out *sweep.Report) error {
-	return out.WriteFiles(c.String("json"), c.String("html"))
 }

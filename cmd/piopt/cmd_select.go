@@ -1,15 +1,11 @@
 package main
 
 import (
-	"context"
 	"fmt"
-	"github.com/piopt/piopt/internal/selection"
 	"os"
 
-	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/impute"
-	"github.com/piopt/piopt/internal/policy"
-	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/internal/pipeline"
+	"github.com/piopt/piopt/internal/selection"
 	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 	"github.com/urfave/cli/v2"
@@ -82,98 +78,32 @@ func runSelect(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	sel, err := selection.Select(c.Context, cfg)
+	sel, err := pipeline.Select(c.Context, cfg)
 	if err != nil {
 		return err
 	}
 	sel.WriteTable(c.App.Writer)
-	if p := c.String("json"); p != "" {
-		v, err := sel.JSON()
-		if err != nil {
-			return err
-		}
-		return writeJSON(p, v)
-	}
 	return nil
 }
 
-// selectConfig maps the flags to the selection; selection.Select checks
-// --estimator and --interval.
-func selectConfig(c *cli.Context) (selection.Config, error) {
-	delta := c.Float64("delta")
-	if !(delta > 0 && delta < 1) {
-		return selection.Config{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
-	}
-	lo, hi, err := parseRange(c.String("reward-range"))
+// selectConfig reads select's flags; pipeline.Select reads --models and
+// checks --estimator and --interval.
+func selectConfig(c *cli.Context) (pipeline.SelectConfig, error) {
+	var cfg pipeline.SelectConfig
+	iv, err := intervals(c, "")
 	if err != nil {
-		return selection.Config{}, err
+		return cfg, err
 	}
-	if c.Int("bootstrap") < 0 {
-		return selection.Config{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
-	}
-	p := &selectPolicies{c: c}
-	if p.method, err = ranker.ParseSlateMethod(c.String("slate")); err != nil {
-		return selection.Config{}, fmt.Errorf("--slate: %w", err)
+	method, err := ranker.ParseSlateMethod(c.String("slate"))
+	if err != nil {
+		return cfg, fmt.Errorf("--slate: %w", err)
 	}
 	if err := setupFlags(c).Check(); err != nil {
-		return selection.Config{}, err
+		return cfg, err
 	}
-	labelled := c.String("policy-data") != ""
-	models, err := selection.ParseModels(c.String("models"), p, labelled)
-	if err != nil {
-		return selection.Config{}, err
-	}
-	return selection.Config{
-		Models: models, Log: c.String("logs"), LogHeader: setupFlags(c).Header(), Policies: p, Labelled: labelled, PolicyFile: c.String("policy") != "",
-		Load:      func() (*data.Dataset, error) { return loadData(c, "data") },
-		Estimator: c.String("estimator"), Interval: c.String("interval"),
-		Intervals: ope.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi},
-		Threads:   c.Int("threads"), Command: commandLine(),
-		Pass: func() (func(int64), func()) {
-			bar := progress.New(os.Stderr, "select", 0, "impressions")
-			return bar.Add, bar.Done
-		},
-	}, nil
-}
-
-// selectPolicies resolves select's policies as evaluate does: the log's
-// setup checked against the setup flags, rank sources fitted on
-// --policy-data, PI-OPT slates by --slate.
-type selectPolicies struct {
-	c      *cli.Context
-	method ranker.SlateMethod
-	popt   policy.Options // set by Logging
-}
-
-func (p *selectPolicies) Resolve(spec string) (string, bool, error) {
-	src, err := policy.Resolve(spec, policy.Options{})
-	if err != nil {
-		return "", false, err
-	}
-	_, fitted := src.(*policy.SubsetSource)
-	return src.String(), fitted, nil
-}
-
-func (p *selectPolicies) Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*selection.Logging, error) {
-	ls, metric, err := policy.ReadSetup(lr, setupFlags(p.c))
-	if err != nil {
-		return nil, err
-	}
-	if p.popt, err = opePolicyOptions(p.c); err != nil {
-		return nil, err
-	}
-	cands, gammas, err := ls.Policies(ctx, ds, p.popt, impute.GammaOptions{Seed: p.c.Uint64("seed")})
-	if err != nil {
-		return nil, err
-	}
-	lg := &selection.Logging{Slots: ls.Slots, Candidates: cands, Gammas: gammas, Logging: ls.Logging.String(),
-		RankBy: ls.RankBy, Limit: ls.Limit, Metric: metric}
-	if ls.Policy != nil {
-		lg.Policy = ls.Policy.Name
-	}
-	return lg, nil
-}
-
-func (p *selectPolicies) Target(ctx context.Context, spec string, lg *selection.Logging) (*ope.Target, error) {
-	return policy.ResolveTarget(ctx, spec, lg.Candidates, lg.Slots, p.method, p.popt)
+	cfg = pipeline.SelectConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Models: c.String("models"),
+		Slate: method, PolicyData: c.String("policy-data"), Estimator: c.String("estimator"), Interval: c.String("interval"),
+		Intervals: iv, Seed: c.Uint64("seed"), Threads: c.Int("threads"), JSON: c.String("json"), Command: commandLine(), Progress: os.Stderr}
+	cfg.Read, err = readOptions(c)
+	return cfg, err
 }

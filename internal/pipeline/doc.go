@@ -24,6 +24,13 @@
 //     with NDCG@ℓ and ERR@ℓ against uniformly random slates, whose values are
 //     exact expectations (RankModels, RankReport).
 //   - Predict writes a model's scores of every (doc, slot) pair.
+//   - Evaluate estimates a target policy π's value from a slate log drawn
+//     by μ (PI, wPI, pi-cv, dr, wdr, IPS, wIPS, DM, each with its
+//     intervals), Select ranks several targets by one estimator on one log,
+//     and Sweep runs the paper's semi-synthetic protocol (Sec. 4.1), RMSE
+//     against the true value as simulated logs grow (internal/lab/sweep).
+//     All three, and the lab's evaluation grid, build μ's candidates and
+//     Γ, the targets and their plans with one function, BuildPlans.
 //
 // Progress bars go to each Config's Progress writer and show only on a
 // terminal; nothing here writes to standard output.

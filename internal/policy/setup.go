@@ -247,11 +247,8 @@ func (s Setup) order(ctx context.Context, ds *data.Dataset, opt Options, scored 
 		scores []float64
 	)
 	if s.RankBy != "" || scored {
-		src, err := Resolve(s.RankBy, opt)
-		if err != nil {
-			return nil, nil, s.rankError(err)
-		}
-		if scores, err = src.Scores(ctx, ds); err != nil {
+		var err error
+		if _, scores, err = opt.scores(ctx, s.RankBy, ds); err != nil {
 			return nil, nil, s.rankError(err)
 		}
 		order = ranker.Order(ds, scores)
@@ -265,11 +262,7 @@ func (s Setup) order(ctx context.Context, ds *data.Dataset, opt Options, scored 
 	if s.CandidatesBy == s.RankBy {
 		return order, scores, nil // the top Limit by RankBy, already in its order
 	}
-	src, err := Resolve(s.CandidatesBy, opt)
-	if err != nil {
-		return nil, nil, s.candidatesError(err)
-	}
-	cscores, err := src.Scores(ctx, ds)
+	_, cscores, err := opt.scores(ctx, s.CandidatesBy, ds)
 	if err != nil {
 		return nil, nil, s.candidatesError(err)
 	}

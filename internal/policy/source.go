@@ -21,6 +21,9 @@ type Options struct {
 	Threads int
 	// Seed of training.
 	Seed uint64
+	// Sources, when not nil, keeps the rank sources fitted and their
+	// scores across the setups and targets built with these options.
+	Sources *Sources
 }
 
 // Default hyper-parameters of the feature-subset rankers: a tree of depth 6

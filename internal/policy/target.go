@@ -32,15 +32,11 @@ func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots
 		}
 		return ope.TopTarget(spec, c, slots, scores)
 	}
-	src, err := Resolve(spec, opt)
+	name, scores, err := opt.scores(ctx, spec, c.Dataset())
 	if err != nil {
 		return nil, err
 	}
-	scores, err := src.Scores(ctx, c.Dataset())
-	if err != nil {
-		return nil, err
-	}
-	return ope.TopTarget(src.String(), c, slots, scores)
+	return ope.TopTarget(name, c, slots, scores)
 }
 
 // slotActionTarget returns the deterministic target of a PI-OPT model: for

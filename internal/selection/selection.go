@@ -1,14 +1,16 @@
-// Package selection ranks rankers by their estimated value on one slate
-// log, reading no label (piopt select): every model is a target policy
-// evaluated in one pass over the log (ope.EvaluateLogs), ranked by one
-// estimator, and marked where its interval overlaps the best one's.
+// Package selection holds what piopt select adds to evaluate: the list of
+// rankers it reads (ParseModels), the checks of a selection before any
+// data is read (Config.Check), and the ranking of the models by one
+// estimator, each marked where its interval overlaps the best one's
+// (Rank), with its table and JSON. internal/pipeline's Select evaluates
+// every model in one pass over the log (ope.EvaluateLogs) and ranks them
+// here.
 package selection
 
 import (
 	"bufio"
 	"cmp"
 	"compress/gzip"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -19,53 +21,28 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/evalreport"
 	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
 )
 
-// Logging is the logging side of a selection's log: the setup its
-// header (or its policy file) records, built over the dataset.
-type Logging struct {
-	Slots      int
-	Candidates *impute.Candidates
-	Gammas     *impute.GammaCache
-	Logging    string // the logging policy's spelling ("" when Policy gives it per context)
-	RankBy     string // its rank source
-	Limit      int    // candidates per query (0: all)
-	Policy     string // name of the policy file giving every context's logging policy, if any
-	Metric     string // the log's reward metric, e.g. "ndcg@3" ("" when nothing names it)
-}
-
-// Policies turns the spellings of a selection's policies into
-// policies. Package policy knows the spellings, but it imports this package,
-// so the caller supplies them.
-type Policies interface {
-	// Resolve reads a rank source's spelling (feature:K, tree:SUBSET, ...):
-	// its canonical spelling, and whether it is fitted to relevance labels.
+// Resolver reads the spelling of a rank source (feature:K, tree:SUBSET,
+// ...): its canonical spelling, and whether it is fitted to relevance
+// labels. (internal/pipeline gives package policy's; tests a fake.)
+type Resolver interface {
 	Resolve(spec string) (canonical string, fitted bool, err error)
-	// Logging reads the logging setup from the log's header, checking any
-	// flags against it, and builds its candidates and Γ over ds.
-	Logging(ctx context.Context, lr *data.LogReader, ds *data.Dataset) (*Logging, error)
-	// Target builds the target policy a spelling (model:PATH, feature:K,
-	// ...) names over the logging setup's candidates.
-	Target(ctx context.Context, spec string, l *Logging) (*ope.Target, error)
 }
 
 // Config describes a selection: rankers ranked by their estimated
-// value on one slate log, reading no label.
+// value on one slate log, reading no label. internal/pipeline's Select
+// runs it; Check refuses what would fail only after the data is read.
 type Config struct {
 	Models []Spec // as ParseModels reads them
 	Log    string // the slate log's path
 	// LogHeader is the header a log without a header line is read with
 	// (data.OpenLogAssuming; nil: the log must have one).
 	LogHeader data.Header
-	Policies  Policies
-	// Load reads the dataset the log refers to. Select calls it once the
-	// checks that need only the log's header and the models have passed.
-	Load func() (*data.Dataset, error)
+	Resolver  Resolver
 	// Labelled says a labelled dataset is given to fit the rank sources
 	// fitted to relevance labels on (tree:, lasso:); without one they are
 	// refused, since the log's dataset is not read for its labels.
@@ -77,10 +54,6 @@ type Config struct {
 	Estimator  string // the estimator ranking the models: one of Estimators
 	Interval   string // the interval compared with the best model's: IntervalBernstein, ...
 	Intervals  ope.Intervals
-	Threads    int    // 0: all cores; results do not depend on it
-	Command    string // the command line, recorded in each model's setup
-	// Pass, when not nil, shows the progress of the pass over the log.
-	Pass func() (add func(n int64), done func())
 }
 
 // Spec is one ranker of a selection as its list names it.
@@ -102,7 +75,7 @@ var selectName = regexp.MustCompile(`^[\p{L}\p{N}_.+-]+$`)
 // tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), each optionally NAME=SPEC. It
 // refuses an empty entry, a name or ranker listed twice, and, unless
 // labelled, a ranker fitted to relevance labels.
-func ParseModels(list string, p Policies, labelled bool) ([]Spec, error) {
+func ParseModels(list string, p Resolver, labelled bool) ([]Spec, error) {
 	var out []Spec
 	for _, item := range strings.Split(list, ",") {
 		e, err := parseSpec(strings.TrimSpace(item), p, labelled)
@@ -123,7 +96,7 @@ func ParseModels(list string, p Policies, labelled bool) ([]Spec, error) {
 }
 
 // parseSpec reads one entry of ParseModels.
-func parseSpec(item string, p Policies, labelled bool) (Spec, error) {
+func parseSpec(item string, p Resolver, labelled bool) (Spec, error) {
 	if item == "" {
 		return Spec{}, errors.New("empty entry")
 	}
@@ -176,67 +149,14 @@ func sameModelFile(a, b string) bool {
 	return errA == nil && errB == nil && os.SameFile(sa, sb)
 }
 
-// Select evaluates every model of the configuration on its log in one pass
-// (PI, wPI, IPS and wIPS, each exactly as EvaluateLog gives it for the
-// model alone) and ranks them by the configuration's estimator. Only the
-// log's rewards are read, never the dataset's labels: there is no true
-// value.
-func Select(ctx context.Context, cfg Config) (*Selection, error) {
+// Check reads the estimator's and the interval's names (any case) and
+// refuses a configuration that cannot rank, then checks, from the log's
+// header alone, what would otherwise fail only after the data is read.
+func (cfg *Config) Check() error {
 	if err := cfg.check(); err != nil {
-		return nil, err
+		return err
 	}
-	if err := checkSelectLog(cfg); err != nil {
-		return nil, err
-	}
-	ds, err := cfg.Load()
-	if err != nil {
-		return nil, err
-	}
-	for _, m := range cfg.Models {
-		if m.Model != nil {
-			if err := m.Model.Fits(ds); err != nil {
-				return nil, fmt.Errorf("--models %s: %w", m.Given, err)
-			}
-		}
-	}
-	lr, err := data.OpenLogAssuming(cfg.Log, ds, cfg.LogHeader)
-	if err != nil {
-		return nil, err
-	}
-	defer lr.Close()
-	lg, err := cfg.Policies.Logging(ctx, lr, ds)
-	if err != nil {
-		return nil, err
-	}
-	metric, nonAdditive, err := selectMetric(lg)
-	if err != nil {
-		return nil, err
-	}
-	plans, err := selectPlans(ctx, cfg, lg)
-	if err != nil {
-		return nil, err
-	}
-	opt := ope.EvalOptions{Estimators: ope.Estimators{PI: true, WPI: true, IPS: true, WIPS: true}, Intervals: cfg.Intervals}
-	results, err := ope.EvaluateLogs(ctx, plans, lr, ope.LogEvaluation{Options: opt, NonAdditive: nonAdditive, Pass: cfg.Pass})
-	if err != nil {
-		return nil, err
-	}
-	iv := cfg.Intervals
-	models := make([]Model, len(cfg.Models))
-	for i, m := range cfg.Models {
-		res := results[i]
-		// The setup evaluate records, less the conventions of the true
-		// value select does not compute.
-		info := evalreport.EvaluateSetup{Data: ds.Source, Logs: cfg.Log, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
-			Slots: lg.Slots, Logging: lg.Logging, RankBy: lg.RankBy, Candidates: lg.Limit, Target: plans[i].Target.Name(),
-			Metric: metric, Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
-			TrueValue: ope.Float(res.TrueValue), Command: cfg.Command}
-		if lg.Policy != "" {
-			info.Policy, info.Logging, info.Queries = lg.Policy, "", lg.Candidates.NumQueries()
-		}
-		models[i] = Model{Name: m.Name, Setup: &info, Result: res}
-	}
-	return Rank(models, cfg.Estimator, cfg.Interval, iv.Delta, cfg.Log)
+	return checkSelectLog(*cfg)
 }
 
 // check reads the estimator's and the interval's names (any case), and
@@ -289,7 +209,7 @@ func checkSelectLog(cfg Config) error {
 			continue
 		}
 		// A bad spelling is reported when the setup is read.
-		if _, fitted, err := cfg.Policies.Resolve(h[key]); err == nil && fitted {
+		if _, fitted, err := cfg.Resolver.Resolve(h[key]); err == nil && fitted {
 			return fmt.Errorf("%s: header %s=%s is fitted to relevance labels and select reads no label of --data: give the labelled file it was fitted on as --policy-data FILE", cfg.Log, key, h[key])
 		}
 	}
@@ -330,43 +250,6 @@ func readLogHeader(path string, assumed data.Header) (data.Header, error) {
 		return nil, fmt.Errorf("%s:1: %w", path, err)
 	}
 	return h, nil
-}
-
-// selectMetric returns the name of the log's reward metric at the log's
-// slots ("" when nothing names it) and whether it is not additive over
-// slots (ERR).
-func selectMetric(lg *Logging) (string, bool, error) {
-	if lg.Metric == "" {
-		return "", false, nil
-	}
-	kindName, _, _ := strings.Cut(lg.Metric, "@")
-	kind, err := eval.ParseKind(kindName)
-	if err != nil {
-		return "", false, fmt.Errorf("log metric: %w", err)
-	}
-	return eval.Metric{Kind: kind, K: lg.Slots}.Name(), kind == eval.KindERR, nil
-}
-
-// selectPlans builds every model's target, then every plan, so that a
-// ranker that fails does so before any Γ is solved.
-func selectPlans(ctx context.Context, cfg Config, lg *Logging) ([]*ope.Plan, error) {
-	targets := make([]*ope.Target, len(cfg.Models))
-	for i, m := range cfg.Models {
-		var err error
-		if targets[i], err = cfg.Policies.Target(ctx, m.Spec, lg); err != nil {
-			return nil, fmt.Errorf("--models %s: %w", m.Given, err)
-		}
-	}
-	plans := make([]*ope.Plan, len(cfg.Models))
-	for i, m := range cfg.Models {
-		// No scorer: labels would give only the true value.
-		p, err := ope.Prepare(ctx, ope.Setup{Candidates: lg.Candidates, Gammas: lg.Gammas, Slots: lg.Slots, Target: targets[i], Threads: cfg.Threads})
-		if err != nil {
-			return nil, fmt.Errorf("--models %s: %w", m.Given, err)
-		}
-		plans[i] = p
-	}
-	return plans, nil
 }
 
 // Interval kinds a selection compares its models by.

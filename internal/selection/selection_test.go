@@ -3,7 +3,6 @@ package selection
 import (
 	"bytes"
 	"compress/gzip"
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -12,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/internal/evalreport"
 	"github.com/piopt/piopt/ope"
 )
@@ -102,14 +100,6 @@ func (fakePolicies) Resolve(spec string) (string, bool, error) {
 		return spec + "@6", true, nil
 	}
 	return "", false, fmt.Errorf("unknown source %q", spec)
-}
-
-func (fakePolicies) Logging(context.Context, *data.LogReader, *data.Dataset) (*Logging, error) {
-	return nil, errors.New("not used")
-}
-
-func (fakePolicies) Target(context.Context, string, *Logging) (*ope.Target, error) {
-	return nil, errors.New("not used")
 }
 
 func TestParseModels(t *testing.T) {

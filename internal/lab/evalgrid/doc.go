@@ -7,11 +7,13 @@
 // combinations of the RMSE normalised so that the best estimator is 0.001
 // and the worst 1.
 //
-// Definition lists the conditions. Run fits each rank source once (the
-// paper's four base models: lasso and tree on the url-side features for
-// logging, on the body-side features for the targets, and the tree that
-// chooses the candidates), builds each condition's candidates, Γ cache
-// and target from their scores, and sweeps. A query with fewer than m
+// Definition lists the conditions. Evaluate is piopt evaluate-grid: it
+// reads the data and runs the grid (Run). Run fits each rank source once
+// (the paper's four base models: lasso and tree on the url-side features
+// for logging, on the body-side features for the targets, and the tree
+// that chooses the candidates; a policy.Sources keeps them), builds each
+// condition's candidates, Γ cache, target and plan as evaluate-sweep does
+// (pipeline.BuildPlans), and sweeps. A query with fewer than m
 // documents is left out of the slate space (m, ℓ), and counted. Every
 // finished condition is written atomically to OUT/conditions/NAME.json,
 // the sweep report evaluate-sweep writes plus the hash of its settings, so

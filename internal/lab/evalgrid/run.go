@@ -12,6 +12,7 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/parallel"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ope"
 	"github.com/piopt/piopt/ranker"
@@ -133,14 +134,13 @@ func (c Config) Check() error {
 	return c.Grid.Check()
 }
 
-// runner holds what conditions share: the rank sources' scores, fitted
-// once on the whole data, and the current space's query subset.
+// runner holds what conditions share: the rank sources, fitted once on
+// the whole data (or Policy.Train), and the current space's query subset.
 type runner struct {
-	cfg    Config
-	grid   []int64
-	scores map[string][]float64 // by spec, over cfg.Data
-	names  map[string]string    // spec → canonical spelling
-	space  *subset
+	cfg     Config
+	grid    []int64
+	sources *policy.Sources
+	space   *subset
 }
 
 // subset is the data of one slate space: the queries with at least M
@@ -159,7 +159,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		return nil, err
 	}
 	grid, _ := cfg.SweepGrid()
-	r := &runner{cfg: cfg, grid: grid, scores: map[string][]float64{}, names: map[string]string{}}
+	r := &runner{cfg: cfg, grid: grid, sources: policy.NewSources()}
 	rep := newReport(cfg, grid)
 	for _, c := range cfg.Grid.Conditions() {
 		t := time.Now()
@@ -213,14 +213,15 @@ func (r *runner) condition(ctx context.Context, c Condition) (*conditionFile, bo
 }
 
 // sweep runs condition c: the plan of its logging policy and target on
-// its space's queries, swept as evaluate-sweep sweeps.
+// its space's queries (pipeline.BuildPlans, as evaluate-sweep builds it),
+// swept as evaluate-sweep sweeps.
 func (r *runner) sweep(ctx context.Context, c Condition) (*sweep.Report, int, error) {
 	cfg := r.cfg
 	sub, err := r.subset(c.Space.M)
 	if err != nil {
 		return nil, 0, err
 	}
-	cands, gammas, target, err := r.policies(ctx, sub, c)
+	setup, err := r.setup(c)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -229,11 +230,19 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*sweep.Report, int, er
 		return nil, 0, err
 	}
 	metric := eval.Metric{Kind: kind, K: c.Space.L, Conventions: cfg.Conventions}
-	plan, err := ope.Prepare(ctx, ope.Setup{Candidates: cands, Gammas: gammas, Slots: c.Space.L, Target: target,
-		Scorer: eval.NewScorer(metric, cands.Labels(), cands.Offsets()), Threads: cfg.Threads})
+	// The rank sources are fitted on the whole data (not the space's
+	// subset) once for the grid, and score each space's subset once.
+	popt := cfg.Policy
+	if popt.Train == nil {
+		popt.Train = cfg.Data
+	}
+	popt.Sources = r.sources
+	plans, err := pipeline.BuildPlans(ctx, sub.ds, pipeline.PlanConfig{Setup: setup, Targets: []string{c.Target}, Slate: ranker.SlateGreedy,
+		Policy: popt, Seed: cfg.Seed, Metric: &metric, Threads: cfg.Threads})
 	if err != nil {
 		return nil, 0, err
 	}
+	plan := plans.Plans[0]
 	// As evaluate-sweep: runs simulated min(threads, runs) at a time, each
 	// DM fit with the threads left over.
 	threads := parallel.Workers(cfg.Threads)
@@ -248,87 +257,36 @@ func (r *runner) sweep(ctx context.Context, c Condition) (*sweep.Report, int, er
 	if err != nil {
 		return nil, 0, err
 	}
-	rankBy := ""
-	if c.RankBy != "" {
-		rankBy = r.names[c.RankBy]
-	}
 	rep := sweep.NewReport(sweep.Setup{Data: cfg.Data.Source, Queries: sub.ds.NumQueries(), Metric: metric,
-		Slots: c.Space.L, Candidates: c.Space.M, Logging: gammas.Logging().String(), RankBy: rankBy, CandidatesBy: r.names[cfg.Grid.CandidatesBy],
-		Target: target.Name(), Samples: cfg.Samples, Runs: cfg.Runs, DMMaxTrain: cfg.DMMaxTrain, Command: cfg.Command,
+		Slots: c.Space.L, Candidates: c.Space.M, Logging: setup.Logging.String(), RankBy: setup.RankBy, CandidatesBy: setup.CandidatesBy,
+		Target: plan.Target.Name(), Samples: cfg.Samples, Runs: cfg.Runs, DMMaxTrain: cfg.DMMaxTrain, Command: cfg.Command,
 		PioptVersion: cfg.PioptVersion, XGBoostVersion: cfg.XGBoostVersion, Inputs: cfg.Inputs}, plan, res)
 	return rep, sub.skipped, nil
 }
 
-// policies builds condition c's candidates (the top M by CandidatesBy,
-// in its logging model's order), Γ cache and target on the subset, as
-// policy.Setup.Policies and policy.ResolveTarget would from the same
-// specs, but from scores fitted once for the whole grid.
-func (r *runner) policies(ctx context.Context, sub *subset, c Condition) (*impute.Candidates, *impute.GammaCache, *ope.Target, error) {
+// setup is condition c's logging setup: its top M candidates by
+// CandidatesBy, ordered by its logging model (for pa), with the rank
+// sources in their canonical spellings.
+func (r *runner) setup(c Condition) (policy.Setup, error) {
 	lg, err := impute.ParseLogging(c.Logging)
 	if err != nil {
-		return nil, nil, nil, err
+		return policy.Setup{}, err
 	}
-	by, err := r.subsetScores(ctx, sub, r.cfg.Grid.CandidatesBy)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	var rank []float64
-	if c.RankBy != "" {
-		if rank, err = r.subsetScores(ctx, sub, c.RankBy); err != nil {
-			return nil, nil, nil, err
+	s := policy.Setup{Slots: c.Space.L, Logging: lg, Limit: c.Space.M}
+	for _, f := range []struct {
+		spec string
+		to   *string
+	}{{r.cfg.Grid.CandidatesBy, &s.CandidatesBy}, {c.RankBy, &s.RankBy}} {
+		if f.spec == "" {
+			continue
 		}
+		src, err := policy.Resolve(f.spec, policy.Options{})
+		if err != nil {
+			return policy.Setup{}, err
+		}
+		*f.to = src.String()
 	}
-	cands, err := impute.NewCandidates(sub.ds, policy.CandidateOrder(sub.ds, by, rank, c.Space.M), c.Space.M)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	gammas := impute.NewGammaCache(lg, impute.GammaOptions{Seed: r.cfg.Seed})
-	if isModel(c.Target) {
-		// A PI-OPT model's slate is no top-ℓ by score: ResolveTarget
-		// builds it (loading a model is cheap; nothing is fitted).
-		t, err := policy.ResolveTarget(ctx, c.Target, cands, c.Space.L, ranker.SlateGreedy, r.cfg.Policy)
-		return cands, gammas, t, err
-	}
-	ts, err := r.subsetScores(ctx, sub, c.Target)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	t, err := ope.TopTarget(r.names[c.Target], cands, c.Space.L, ts)
-	return cands, gammas, t, err
-}
-
-func isModel(spec string) bool { return len(spec) > 6 && spec[:6] == "model:" }
-
-// scoresOf returns the scores of rank source spec over the whole data,
-// fitting it on first use.
-func (r *runner) scoresOf(ctx context.Context, spec string) ([]float64, error) {
-	if s, ok := r.scores[spec]; ok {
-		return s, nil
-	}
-	src, err := policy.Resolve(spec, r.cfg.Policy)
-	if err != nil {
-		return nil, err
-	}
-	s, err := src.Scores(ctx, r.cfg.Data)
-	if err != nil {
-		return nil, err
-	}
-	r.scores[spec], r.names[spec] = s, src.String()
 	return s, nil
-}
-
-// subsetScores returns spec's scores restricted to the subset's queries.
-func (r *runner) subsetScores(ctx context.Context, sub *subset, spec string) ([]float64, error) {
-	s, err := r.scoresOf(ctx, spec)
-	if err != nil || sub.keep == nil {
-		return s, err
-	}
-	out := make([]float64, 0, sub.ds.NumDocs())
-	for _, q := range sub.keep {
-		lo, hi := r.cfg.Data.Query(q)
-		out = append(out, s[lo:hi]...)
-	}
-	return out, nil
 }
 
 // subset returns the queries with at least m documents, keeping one

@@ -5,14 +5,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
-	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ope"
-	"github.com/piopt/piopt/ranker"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -71,61 +69,55 @@ func opeEstimators(c *cli.Context) (ope.Estimators, error) {
 	return est, nil
 }
 
-// opePolicies builds the logging setup's candidates and, over them, the
-// --target policy: the two policies evaluate and evaluate-sweep compare.
-func opePolicies(c *cli.Context, ds *data.Dataset, ls policy.Setup, method ranker.SlateMethod, popt policy.Options) (*impute.Candidates, *impute.GammaCache, *ope.Target, error) {
-	cands, gammas, err := ls.Policies(c.Context, ds, popt, impute.GammaOptions{Seed: c.Uint64("seed")})
+// intervals reads --delta, --reward-range and --bootstrap, and between the
+// last two the fraction flag share when not "" (evaluate's --dm-train).
+func intervals(c *cli.Context, share string) (ope.Intervals, error) {
+	delta := c.Float64("delta")
+	if !(delta > 0 && delta < 1) {
+		return ope.Intervals{}, fmt.Errorf("--delta %g: must lie in (0, 1)", delta)
+	}
+	lo, hi, err := parseRange(c.String("reward-range"))
 	if err != nil {
-		return nil, nil, nil, err
+		return ope.Intervals{}, err
 	}
-	target, err := policy.ResolveTarget(c.Context, c.String("target"), cands, ls.Slots, method, popt)
-	if err != nil {
-		return nil, nil, nil, fmt.Errorf("--target: %w", err)
+	if frac := c.Float64(share); share != "" && !(frac > 0 && frac < 1) {
+		return ope.Intervals{}, fmt.Errorf("--%s %g: must lie in (0, 1)", share, frac)
 	}
-	return cands, gammas, target, nil
+	if c.Int("bootstrap") < 0 {
+		return ope.Intervals{}, fmt.Errorf("--bootstrap %d: must be ≥ 0", c.Int("bootstrap"))
+	}
+	return ope.Intervals{Delta: delta, Bootstrap: c.Int("bootstrap"), Seed: c.Uint64("seed"), RewardLo: lo, RewardHi: hi}, nil
 }
 
-// opePrepare prepares the estimators' plan for target against the logging
-// setup ls, with Γ seeded by --seed. A non-nil metric scores slates with the
-// dataset's labels (the true value, and the rewards of simulated logs).
-func opePrepare(c *cli.Context, ls policy.Setup, cands *impute.Candidates, gammas *impute.GammaCache, target *ope.Target, metric *eval.Metric) (*ope.Plan, error) {
-	setup := ope.Setup{Candidates: cands, Gammas: gammas, Slots: ls.Slots, Target: target, Threads: c.Int("threads")}
-	if metric != nil {
-		setup.Scorer = eval.NewScorer(*metric, cands.Labels(), cands.Offsets())
-	}
-	return ope.Prepare(c.Context, setup)
-}
-
-// opeRegressors returns DM's regression models fitted with the given
-// XGBoost threads (0: the idle cores).
-func opeRegressors(c *cli.Context, threads int) map[string]ope.Regressor {
-	return policy.DMRegressors(policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1"),
-		Threads: threads, Seed: c.Uint64("seed")})
-}
-
-// opeBaseline reads --baseline and --baseline-folds for dr and wdr (the
-// zero Baseline when neither is estimated): the cross-fitted regression's
-// XGBoost gets threads threads (0: the idle cores).
-func opeBaseline(c *cli.Context, est ope.Estimators, plan *ope.Plan, threads int) (ope.Baseline, error) {
-	if !est.DR && !est.WDR {
-		return ope.Baseline{}, nil
-	}
-	opt := policy.DefaultBaselineOptions()
-	opt.Threads, opt.Seed = threads, c.Uint64("seed")
-	return policy.ResolveBaseline(c.Context, c.String("baseline"), c.Int("baseline-folds"), plan.Candidates, plan.Slots, opt)
-}
-
-// opePolicyOptions reads --policy-data.
-func opePolicyOptions(c *cli.Context) (policy.Options, error) {
-	opt := policy.Options{Threads: c.Int("threads"), Seed: c.Uint64("seed")}
-	if p := c.String("policy-data"); p != "" {
-		ds, err := loadFile(c, p)
-		if err != nil {
-			return opt, err
+// parseRange reads --reward-range LO,HI.
+func parseRange(s string) (lo, hi float64, err error) {
+	a, b, ok := strings.Cut(s, ",")
+	if ok {
+		lo, err = strconv.ParseFloat(strings.TrimSpace(a), 64)
+		if err == nil {
+			hi, err = strconv.ParseFloat(strings.TrimSpace(b), 64)
 		}
-		opt.Train = ds
 	}
-	return opt, nil
+	if !ok || err != nil || !(lo < hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return 0, 0, fmt.Errorf("--reward-range %q: want LO,HI with LO < HI", s)
+	}
+	return lo, hi, nil
+}
+
+// dmOptions reads --dm-depth and --dm-l1.
+func dmOptions(c *cli.Context) policy.DMOptions {
+	return policy.DMOptions{Depth: c.Int("dm-depth"), L1: c.Float64("dm-l1")}
+}
+
+// statedConventions are the metric-convention flags given explicitly.
+func statedConventions(c *cli.Context) []pipeline.StatedFlag {
+	var out []pipeline.StatedFlag
+	for _, f := range []string{"discount", "empty-ndcg", "maxrel"} {
+		if c.IsSet(f) {
+			out = append(out, pipeline.StatedFlag{Flag: f, Value: c.String(f)})
+		}
+	}
+	return out
 }
 
 // commandLine returns the command as run, for reports.

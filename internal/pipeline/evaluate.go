@@ -1,0 +1,198 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/evalreport"
+	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/internal/progress"
+	"github.com/piopt/piopt/ope"
+	"github.com/piopt/piopt/ranker"
+)
+
+// EvaluateConfig is one run of piopt evaluate: a target policy's value
+// estimated from a slate log drawn by another policy.
+type EvaluateConfig struct {
+	Data string           // LETOR file the log's queries and documents refer to
+	Read data.ReadOptions // how Data (and PolicyData) is read
+	Logs string           // the slate log (piopt-log v1; gzip allowed)
+	// Setup is the logging setup as given on the command line: checked
+	// against the log's header, and the header of a log without one.
+	Setup policy.Flags
+	// Target is the target policy's spelling, Slate how a PI-OPT model
+	// target builds its slates.
+	Target string
+	Slate  ranker.SlateMethod
+	// PolicyData, when not "", is the labelled file tree: and lasso: rank
+	// sources are fitted on (else Data).
+	PolicyData string
+	// Options are the estimators, their intervals and pi-cv's folds; the
+	// DM regressors and dr's baseline are set here.
+	Options ope.EvalOptions
+	DMShare float64          // the share of the log, its first part, DM trains on
+	DM      policy.DMOptions // DM's depth and L1 (threads and seed set here)
+	// Baseline is dr's reward model (policy.Crossfit or model:PATH) and
+	// BaselineFolds its cross-fitting folds.
+	Baseline      string
+	BaselineFolds int
+	// Conventions of the log's metric, when its header names one (MaxRel 0:
+	// the data's highest grade); the header's conventions replace those not
+	// in Stated.
+	Conventions eval.Conventions
+	Stated      []StatedFlag
+	Seed        uint64 // Γ's, DM's, dr's and the rank sources' (the bootstrap's is Options.Intervals.Seed)
+	Threads     int    // 0: all cores; results do not depend on it
+	JSON        string // when not "", receives the estimates as JSON
+	Command     string // the command line, recorded in the setup
+	Progress    io.Writer
+}
+
+// EvaluateResult is an evaluation: its setup and every estimate.
+type EvaluateResult struct {
+	Setup  evalreport.EvaluateSetup
+	Result *ope.Result
+}
+
+// WriteTable writes what piopt evaluate prints: the setup, every estimate
+// with its intervals, and the diagnostics.
+func (r *EvaluateResult) WriteTable(w io.Writer) { r.Setup.WriteTable(w, r.Result) }
+
+// Evaluate reads the log's logging setup, builds the target's plan over
+// its candidates and computes every estimator in one pass over the log (two
+// when DM trains on a share of a log whose length its header does not
+// say), then writes JSON when asked.
+func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) {
+	ds, err := load(ctx, cfg.Data, cfg.Read, cfg.Progress)
+	if err != nil {
+		return nil, err
+	}
+	assumed := cfg.Setup.Header()
+	lr, err := data.OpenLogAssuming(cfg.Logs, ds, assumed)
+	if err != nil {
+		return nil, err
+	}
+	defer lr.Close()
+	ls, metricName, err := policy.ReadSetup(lr, cfg.Setup)
+	if err != nil {
+		return nil, err
+	}
+	metric, err := logMetric(cfg.Conventions, cfg.Stated, lr.Header(), metricName, ls.Slots, ds)
+	if err != nil {
+		return nil, err
+	}
+	popt, err := PolicyOptions(ctx, cfg.PolicyData, cfg.Read, cfg.Threads, cfg.Seed, cfg.Progress)
+	if err != nil {
+		return nil, err
+	}
+	plans, err := BuildPlans(ctx, ds, PlanConfig{Setup: ls, Targets: []string{cfg.Target}, Slate: cfg.Slate, Policy: popt,
+		Seed: cfg.Seed, Metric: metric, Threads: cfg.Threads, Label: func(int) string { return "--target" }})
+	if err != nil {
+		return nil, err
+	}
+	plan := plans.Plans[0]
+	opt := cfg.Options
+	opt.Regressors = policy.DMRegressors(policy.DMOptions{Depth: cfg.DM.Depth, L1: cfg.DM.L1, Threads: cfg.Threads, Seed: cfg.Seed})
+	if opt.Baseline, err = baseline(ctx, cfg.Baseline, cfg.BaselineFolds, opt.Estimators, plan, cfg.Threads, cfg.Seed); err != nil {
+		return nil, err
+	}
+	// The passes after the first open the log again, as the first did.
+	reopen := func() (*data.LogReader, error) {
+		lr, err := data.OpenLogAssuming(cfg.Logs, ds, assumed)
+		if err == nil && ls.Policy != nil {
+			lr.SetContexts()
+		}
+		return lr, err
+	}
+	res, err := plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: opt, DMShare: cfg.DMShare,
+		NonAdditive: metric != nil && metric.Kind == eval.KindERR, Open: reopen, Pass: passBar(cfg.Progress, "evaluate")})
+	if err != nil {
+		return nil, err
+	}
+	out := &EvaluateResult{Setup: evaluateSetup(ds, cfg.Logs, ls, plan, res, opt.Intervals, cfg.Command), Result: res}
+	if metric != nil {
+		out.Setup.Metric = metric.Name()
+		cj := ranker.NewConventionsJSON(metric.Conventions)
+		out.Setup.Conventions = &cj
+	}
+	if cfg.JSON != "" {
+		if err := writeJSON(cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// evaluateSetup describes the evaluation of plan's target from the log
+// logs under the logging setup ls, as evaluate and select record it.
+func evaluateSetup(ds *data.Dataset, logs string, ls policy.Setup, plan *ope.Plan, res *ope.Result, iv ope.Intervals, command string) evalreport.EvaluateSetup {
+	info := evalreport.EvaluateSetup{Data: ds.Source, Logs: logs, Samples: res.N, LoggedQueries: res.Queries, Queries: ds.NumQueries(),
+		Slots: ls.Slots, Logging: ls.Logging.String(), RankBy: ls.RankBy, Candidates: ls.Limit, Target: plan.Target.Name(),
+		Delta: iv.Delta, Bootstrap: iv.Bootstrap, Seed: iv.Seed, RewardRange: [2]float64{iv.RewardLo, iv.RewardHi},
+		TrueValue: ope.Float(res.TrueValue), Command: command}
+	if ls.Policy != nil {
+		info.Policy, info.Logging, info.Queries = ls.Policy.Name, "", plan.Candidates.NumQueries()
+	}
+	return info
+}
+
+// passBar returns the progress display of one pass over a log, for
+// ope.LogEvaluation.Pass.
+func passBar(w io.Writer, label string) func() (func(int64), func()) {
+	return func() (func(int64), func()) {
+		bar := progress.New(w, label, 0, "impressions")
+		return bar.Add, bar.Done
+	}
+}
+
+// baseline is dr's and wdr's reward model (the zero Baseline when neither
+// is estimated): the cross-fitted regression's XGBoost gets threads
+// threads (0: the idle cores).
+func baseline(ctx context.Context, spec string, folds int, est ope.Estimators, plan *ope.Plan, threads int, seed uint64) (ope.Baseline, error) {
+	if !est.DR && !est.WDR {
+		return ope.Baseline{}, nil
+	}
+	opt := policy.DefaultBaselineOptions()
+	opt.Threads, opt.Seed = threads, seed
+	return policy.ResolveBaseline(ctx, spec, folds, plan.Candidates, plan.Slots, opt)
+}
+
+// logMetric returns the log's reward metric with its conventions: conv's
+// where stated, else the header's, else conv's (MaxRel 0: the data's
+// highest grade); nil when the log names no metric.
+func logMetric(conv eval.Conventions, stated []StatedFlag, h data.Header, name string, slots int, ds *data.Dataset) (*eval.Metric, error) {
+	if name == "" {
+		return nil, nil
+	}
+	kindName, _, _ := strings.Cut(name, "@")
+	kind, err := eval.ParseKind(kindName)
+	if err != nil {
+		return nil, fmt.Errorf("log metric: %w", err)
+	}
+	if conv, err = settleMaxRel(conv, ds); err != nil {
+		return nil, err
+	}
+	set := func(flag string) bool {
+		return slices.ContainsFunc(stated, func(s StatedFlag) bool { return s.Flag == flag })
+	}
+	if v := h["discount"]; v != "" && !set("discount") {
+		if conv.Discount, err = eval.ParseDiscount(v); err != nil {
+			return nil, fmt.Errorf("log header: %w", err)
+		}
+	}
+	if v, ok, err := h.Int("empty-query-ndcg"); err == nil && ok && !set("empty-ndcg") {
+		conv.EmptyOne = v == 1
+	}
+	if v, ok, err := h.Int("err-maxrel"); err == nil && ok && !set("maxrel") {
+		if err := eval.CheckMaxRel(v, ds.MaxLabel()); err != nil {
+			return nil, fmt.Errorf("log header err-maxrel: %w", err)
+		}
+		conv.MaxRel = v
+	}
+	return &eval.Metric{Kind: kind, K: slots, Conventions: conv}, nil
+}

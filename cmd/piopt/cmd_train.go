@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/piopt/piopt/features"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
@@ -66,7 +67,7 @@ func runTrain(c *cli.Context) error {
 	}
 	fmt.Fprintln(os.Stderr, res)
 	if path := c.String("json"); path != "" {
-		return writeJSON(path, res.JSON())
+		return atomicfile.WriteJSON(path, res.JSON())
 	}
 	return nil
 }

@@ -2,8 +2,10 @@ package atomicfile
 
 import (
 	"bufio"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -208,13 +210,32 @@ func (a *File) Abort() {
 
 // WriteFile writes data to path atomically.
 func WriteFile(path string, data []byte) error {
+	return WriteWith(path, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// WriteWith writes the file at path with write, replacing it only once
+// write has succeeded.
+func WriteWith(path string, write func(w io.Writer) error) error {
 	f, err := Create(path)
 	if err != nil {
 		return err
 	}
 	defer f.Abort()
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return f.Commit()
+}
+
+// WriteJSON writes v as indented JSON and a newline to path atomically:
+// the form of every --json summary.
+func WriteJSON(path string, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return WriteFile(path, append(b, '\n'))
 }

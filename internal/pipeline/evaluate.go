@@ -9,6 +9,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/evalreport"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/progress"
@@ -121,7 +122,7 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		out.Setup.Conventions = &cj
 	}
 	if cfg.JSON != "" {
-		if err := writeJSON(cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
+		if err := atomicfile.WriteJSON(cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
 			return nil, err
 		}
 	}

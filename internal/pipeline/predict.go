@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/piopt/piopt/data"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/progress"
 	"github.com/piopt/piopt/ranker"
 )
@@ -46,7 +47,7 @@ func Predict(ctx context.Context, cfg PredictConfig) (*PredictResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := writeAtomic(cfg.Out, func(w io.Writer) error { return writeScores(w, ds, sc) }); err != nil {
+	if err := atomicfile.WriteWith(cfg.Out, func(w io.Writer) error { return writeScores(w, ds, sc) }); err != nil {
 		return nil, err
 	}
 	return &PredictResult{Docs: ds.NumDocs(), Out: cfg.Out}, nil

@@ -2,7 +2,6 @@ package pipeline
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 
@@ -131,27 +130,17 @@ func loadFor(ctx context.Context, path string, opt data.ReadOptions, m *ranker.M
 // model of the given kind; PerQuery; JSON, the summary.
 func writeRankFiles(cfg RankConfig, ds *data.Dataset, rep *RankReport, kind string) error {
 	if p := cfg.Out; p != "" {
-		if err := writeAtomic(p, func(w io.Writer) error { return ranker.WriteRun(w, ds, rep.Rankings[kind], "piopt") }); err != nil {
+		if err := atomicfile.WriteWith(p, func(w io.Writer) error { return ranker.WriteRun(w, ds, rep.Rankings[kind], "piopt") }); err != nil {
 			return err
 		}
 	}
 	if p := cfg.PerQuery; p != "" {
-		if err := writeAtomic(p, func(w io.Writer) error { return rep.WritePerQuery(w, ds) }); err != nil {
+		if err := atomicfile.WriteWith(p, func(w io.Writer) error { return rep.WritePerQuery(w, ds) }); err != nil {
 			return err
 		}
 	}
 	if p := cfg.JSON; p != "" {
-		return writeJSON(p, rep)
+		return atomicfile.WriteJSON(p, rep)
 	}
 	return nil
-}
-
-// writeJSON writes v as indented JSON and a newline to path, replacing the
-// file only once all of it is written: the form of every --json summary.
-func writeJSON(path string, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(path, append(b, '\n'))
 }

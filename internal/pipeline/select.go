@@ -8,6 +8,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
+	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/internal/selection"
 	"github.com/piopt/piopt/ope"
@@ -138,7 +139,7 @@ func writeSelection(path string, sel *selection.Selection) error {
 	if err != nil {
 		return err
 	}
-	return writeJSON(path, v)
+	return atomicfile.WriteJSON(path, v)
 }
 
 // selectMetric returns the name of the log's reward metric at the log's

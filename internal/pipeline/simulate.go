@@ -78,7 +78,7 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (*SimulateResult, error) 
 	header := spec.header(ds)
 	if po := cfg.PolicyOut; po != "" {
 		header["policy"] = filepath.Base(po)
-		err := writeAtomic(po, func(w io.Writer) error {
+		err := atomicfile.WriteWith(po, func(w io.Writer) error {
 			return data.WritePolicy(w, data.Header{}, spec.Setup.Slots, spec.Setup.PolicyEntries(sim.Candidates, gammas), ds)
 		})
 		if err != nil {
@@ -186,18 +186,4 @@ func SimulateStats(ctx context.Context, ds *data.Dataset, s SimulationSpec, add 
 		return nil, nil, nil, err
 	}
 	return st, gammas, s.header(ds), nil
-}
-
-// writeAtomic writes the file at path with write, replacing it only once
-// write has succeeded.
-func writeAtomic(path string, write func(w io.Writer) error) error {
-	f, err := atomicfile.Create(path)
-	if err != nil {
-		return err
-	}
-	defer f.Abort()
-	if err := write(f); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return f.Commit()
 }

@@ -91,6 +91,17 @@ func fastGammaFromMoments(d *Dist, mo *moments, cutoff float64) (*Gamma, bool) {
 	if !ok {
 		return nil, false
 	}
+	// Probe: Γ†q_μ must solve to the stated precision, or Γ is not what
+	// the structure says (e.g. moments whose error swamps tiny marginals).
+	y := make([]float64, l*nc)
+	for j := range l {
+		for c := range nc {
+			y[j*nc+c] = mo.p1[j*nc+c] * g.invSqrt[c]
+		}
+	}
+	if b := rs.solve(y, y, rs.scratch()); !(max(b, g.fastInfo.blockBound) <= maxSolveBound) {
+		return nil, false
+	}
 	g.fast, g.nullG = rs, q
 	g.fastInfo.rank = structuralRank(g.m, l)
 	g.fastInfo.cutoff = cutoff
@@ -111,6 +122,9 @@ func smallPinv(a []float64, n int, q [][]float64) (p []float64, bound float64, o
 		clear(e)
 		e[i] = 1
 		bound = max(bound, rs.solve(col, e, sc))
+		if !(bound <= maxSolveBound) {
+			return nil, 0, false
+		}
 		for r, x := range col {
 			p[r*n+i] = x
 		}

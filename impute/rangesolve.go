@@ -5,7 +5,6 @@ import (
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack"
 	"gonum.org/v1/gonum/lapack/lapack64"
 )
 
@@ -24,26 +23,28 @@ import (
 // Cholesky's rounding error is invariant under diagonal scaling, so the
 // solve is as accurate as Ã's conditioning allows (van der Sluis), however
 // small the marginals: rank that an eigenvalue cut-off relative to A's
-// largest eigenvalue would drop is kept. Every solve does one step of
-// iterative refinement and bounds its error from the final residual.
+// largest eigenvalue would drop is kept. Every solve refines its answer
+// with residuals in double-double and bounds its error (see solve); the
+// structural null space is projected out of every iterate, since the float
+// moments satisfy Γ's structure only up to rounding.
 type rangeSolver struct {
 	n     int
 	a     []float64   // A, row-major (shared, not modified)
 	isd   []float64   // D^{-1/2}
 	q     [][]float64 // orthonormal basis of N
 	z     [][]float64 // orthonormal basis of D^{1/2}N
-	u     blas64.Triangular
-	ainv  float64 // estimate of ‖(Ã + Z̃Z̃ᵀ)⁻¹‖₁
-	rcond float64 // reciprocal 1-norm condition estimate of Ã + Z̃Z̃ᵀ
+	u        []float64 // Cholesky factor U of Ã + Z̃Z̃ᵀ = UᵀU, row-major upper
+	minPivot float64   // smallest pivot U_ii²
 }
 
-// Fast-path certification: a factorisation whose reciprocal condition
-// estimate is below minRcond is not trusted (the null space may be larger
-// than N, or the solve's error bound would exceed maxSolveBound), and the
-// caller falls back to the eigendecomposition. The smallest diagonal entry
+// Fast-path certification: a factorisation with a pivot U_ii² below
+// minPivot is not trusted (the null space may be larger
+// than N, and refinement would not contract), nor a Γ whose probe solve's
+// bound exceeds maxSolveBound (newFastGamma); the caller falls back to the
+// eigendecomposition. The smallest diagonal entry
 // accepted is minDiag: a marginal that underflows is a structural zero.
 const (
-	minRcond      = 1e-13
+	minPivot      = 1e-13
 	maxSolveBound = 1e-8
 	minDiag       = 1e-290
 )
@@ -87,19 +88,19 @@ func newRangeSolver(a []float64, n int, q [][]float64) (*rangeSolver, bool) {
 			}
 		}
 	}
-	sym := blas64.Symmetric{N: n, Stride: n, Data: s, Uplo: blas.Upper}
-	work := make([]float64, 3*n)
-	anorm := lapack64.Lansy(lapack.MaxColumnSum, sym, work)
-	t, ok := lapack64.Potrf(sym)
+	t, ok := lapack64.Potrf(blas64.Symmetric{N: n, Stride: n, Data: s, Uplo: blas.Upper})
 	if !ok {
 		return nil, false
 	}
-	rs.u = t
-	rs.rcond = lapack64.Pocon(blas64.Symmetric{N: n, Stride: n, Data: s, Uplo: blas.Upper}, anorm, work, make([]int, n))
-	if !(rs.rcond >= minRcond) {
+	// Ã + Z̃Z̃ᵀ has unit diagonal (plus Z̃'s), so its pivots U_ii² are on
+	// the scale of its eigenvalues: a tiny one is a direction Γ lacks.
+	rs.u, rs.minPivot = t.Data, math.Inf(1)
+	for i := range n {
+		rs.minPivot = min(rs.minPivot, s[i*n+i]*s[i*n+i])
+	}
+	if !(rs.minPivot >= minPivot) {
 		return nil, false
 	}
-	rs.ainv = 1 / (rs.rcond * anorm)
 	return rs, true
 }
 
@@ -107,7 +108,7 @@ func newRangeSolver(a []float64, n int, q [][]float64) (*rangeSolver, bool) {
 func (rs *rangeSolver) scratch() []float64 { return make([]float64, 4*rs.n) }
 
 // maxRefine bounds the refinement steps of a solve; each gains a factor
-// ~κ(Ã)·ε, so three or four reach full precision whenever κ(Ã) ≤ 1/minRcond.
+// ~κ(Ã)·ε, so three or four reach full precision on what passes minPivot.
 const maxRefine = 8
 
 // solve sets dst = A†b and returns an estimated bound on the solve's
@@ -174,8 +175,22 @@ func (rs *rangeSolver) solve(dst, b, sc []float64) float64 {
 	return bound
 }
 
+// potrs overwrites v with (UᵀU)⁻¹v: forward substitution with Uᵀ, then
+// back substitution with U, both along U's contiguous rows.
 func (rs *rangeSolver) potrs(v []float64) {
-	lapack64.Potrs(rs.u, blas64.General{Rows: rs.n, Cols: 1, Stride: 1, Data: v})
+	n, u := rs.n, rs.u
+	for i := range n {
+		row := u[i*n : i*n+n]
+		x := v[i] / row[i]
+		v[i] = x
+		if x != 0 {
+			axpy(v[i+1:], -x, row[i+1:])
+		}
+	}
+	for i := n - 1; i >= 0; i-- {
+		row := u[i*n : i*n+n]
+		v[i] = (v[i] - dot(row[i+1:], v[i+1:])) / row[i]
+	}
 }
 
 // residualDD sets r = y − Ax with every row's sum in double-double

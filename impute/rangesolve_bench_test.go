@@ -32,20 +32,31 @@ func plImpressionDist(t testing.TB, m, l int, tau float64, seed uint64) *Dist {
 
 var impressionShapes = [][2]int{{20, 3}, {50, 5}, {100, 10}}
 
-// BenchmarkImpressionGammaOld builds Γ per impression, from scratch (PL
-// moments included), with today's eigendecomposition Γ†.
-func BenchmarkImpressionGammaOld(b *testing.B) {
+// benchImpression builds Γ per impression from scratch (PL moments
+// included) with build, and applies Γ† once (the PI weights Γ†q_π).
+func benchImpression(b *testing.B, build func(*Dist, GammaOptions) (*Gamma, error)) {
 	for _, sh := range impressionShapes {
 		b.Run(fmt.Sprintf("m=%d/l=%d", sh[0], sh[1]), func(b *testing.B) {
 			d := plImpressionDist(b, sh[0], sh[1], 1, 1)
+			v := Indicator(nil, d.m, lastSlate(d.m, d.l))
+			w := make([]float64, len(v))
+			b.ResetTimer()
 			for range b.N {
-				if _, err := NewGamma(d, GammaOptions{}); err != nil {
+				g, err := build(d, GammaOptions{})
+				if err != nil {
 					b.Fatal(err)
 				}
+				g.PinvMulVec(w, v)
 			}
 		})
 	}
 }
+
+// BenchmarkImpressionGammaOld is today's path: the eigendecomposition.
+func BenchmarkImpressionGammaOld(b *testing.B) { benchImpression(b, NewGamma) }
+
+// BenchmarkImpressionGammaNew is the fast path (GammaCache.ForDist).
+func BenchmarkImpressionGammaNew(b *testing.B) { benchImpression(b, newFastGamma) }
 
 // BenchmarkImpressionMoments is the PL moments alone.
 func BenchmarkImpressionMoments(b *testing.B) {

@@ -28,13 +28,13 @@ import (
 // structural null space is projected out of every iterate, since the float
 // moments satisfy Γ's structure only up to rounding.
 type rangeSolver struct {
-	n     int
-	a     []float64   // A, row-major (shared, not modified)
-	isd   []float64   // D^{-1/2}
-	q     [][]float64 // orthonormal basis of N
-	z     [][]float64 // orthonormal basis of D^{1/2}N
-	u        []float64 // Cholesky factor U of Ã + Z̃Z̃ᵀ = UᵀU, row-major upper
-	minPivot float64   // smallest pivot U_ii²
+	n        int
+	a        []float64   // A, row-major (shared, not modified)
+	isd      []float64   // D^{-1/2}
+	q        [][]float64 // orthonormal basis of N
+	z        [][]float64 // orthonormal basis of D^{1/2}N
+	u        []float64   // Cholesky factor U of Ã + Z̃Z̃ᵀ = UᵀU, row-major upper
+	minPivot float64     // smallest pivot U_ii²
 }
 
 // Fast-path certification: a factorisation with a pivot U_ii² below
@@ -194,9 +194,11 @@ func (rs *rangeSolver) potrs(v []float64) {
 }
 
 // residualDD sets r = y − Ax with every row's sum in double-double
-// (products split exactly by FMA, sums by TwoSum), rounded once, then
-// removes r's component in N: the residual of the compressed system
-// P_R A P_R x = P_R y on N^⊥, P_R = I − QQᵀ.
+// (products split exactly by FMA, sums by TwoSum), rounded once. r is not
+// projected onto N^⊥: its entries are small relative to the marginals,
+// and an orthogonal projection would spread its (rounding-level) N
+// component over rows of tiny marginals, where the scaled solve magnifies
+// it; the correction's N component is removed instead.
 func (rs *rangeSolver) residualDD(r, y, x []float64) {
 	n := rs.n
 	for i := range n {
@@ -212,5 +214,4 @@ func (rs *rangeSolver) residualDD(r, y, x []float64) {
 		}
 		r[i] = hi + lo
 	}
-	projectOut(r, rs.q)
 }

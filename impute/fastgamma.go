@@ -34,9 +34,25 @@ func (f *fastInfo) noteBound(b float64) {
 // newFastGamma computes Γ of d and applies Γ† by the fast path when it can
 // certify it: a full-support distribution with exact or bounded moments
 // whose Γ has exactly the structural null space (see nullspace.go), every
-// block factorised by Cholesky on its range (see rangeSolver). Otherwise,
-// and for the uniform policy's closed form, it is NewGamma.
+// block factorised by Cholesky on its range (see rangeSolver). Otherwise it
+// is NewGamma.
+//
+// Only the policies that exist per context take it: Plackett–Luce and
+// explicit slates (with a uniform component), whose classes are typically
+// single candidates, so that G is ℓm × ℓm. Uniform, p_α and their
+// mixtures have a handful of classes, G is small and its eigendecomposition
+// cheap, and a policy file of such entries keeps the bits of the named
+// policy.
 func newFastGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
+	if d.lg.base != basePL && d.lg.base != baseSlates {
+		return NewGamma(d, opt)
+	}
+	return preferFastGamma(d, opt)
+}
+
+// preferFastGamma is newFastGamma for every policy (the tests run the fast
+// path on p_α's class blocks too).
+func preferFastGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 	if !d.weighted || !d.FullSupport() {
 		return NewGamma(d, opt)
 	}

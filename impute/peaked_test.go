@@ -128,7 +128,7 @@ func TestPeakedKeepsRank(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := newFastGamma(d, GammaOptions{})
+		g, err := preferFastGamma(d, GammaOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

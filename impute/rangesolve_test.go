@@ -163,7 +163,7 @@ func TestStructuralNullSpace(t *testing.T) {
 		if want := structuralRank(d.m, d.l); rank != want {
 			t.Errorf("%s: enumerated rank %d, structural %d", fc.name, rank, want)
 		}
-		g, err := newFastGamma(d, GammaOptions{})
+		g, err := preferFastGamma(d, GammaOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,7 +224,7 @@ func TestFastMatchesEigen(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := newFastGamma(fc.d, GammaOptions{})
+		g, err := preferFastGamma(fc.d, GammaOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -74,7 +74,7 @@ func plackettLuceMoments(sizes []int, w []float64, l int, opt PLOptions) (*momen
 	}
 	states := dpStates(sizes, l)
 	dpWork := states * float64(len(sizes)*len(sizes)*l)
-	if ew := plEnumWork(len(sizes), l); opt.ExactBudget >= 0 && ew <= min(plEnumBudget, budget) && ew < dpWork && slices.IsSortedFunc(wn, func(a, b float64) int { return cmp.Compare(b, a) }) {
+	if ew := plEnumWork(len(sizes), l); opt.ExactBudget >= 0 && dpWork > plEnumMinDP && ew <= min(plEnumBudget, budget) && ew < dpWork && slices.IsSortedFunc(wn, func(a, b float64) int { return cmp.Compare(b, a) }) {
 		return plEnumMoments(sizes, wn, l), nil
 	}
 	if dpWork <= budget {

@@ -108,7 +108,7 @@ func TestPlackettLuceBrute(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if (exact.method != "exact-dp" && exact.method != "exact-enum") || !exact.exact || exact.bound != 0 {
+			if exact.method != "exact-dp" || !exact.exact || exact.bound != 0 {
 				t.Errorf("default: method %q exact %v bound %g, want the exact programme", exact.method, exact.exact, exact.bound)
 			}
 			checkWithin(t, exact.method, exact, want, 1e-12)

@@ -5,6 +5,12 @@ package impute
 // many and the slots few (a production logger's distinct scores at ℓ ≤ 3).
 const plEnumBudget = 1 << 21
 
+// plEnumMinDP is the programme's work below which it is kept even where
+// enumeration would be cheaper: both take microseconds there, and the
+// programme's rounding is what earlier outputs of small shapes carried
+// (an ill-conditioned Γ magnifies any change of it).
+const plEnumMinDP = 1 << 17
+
 // plEnumWork estimates plEnumMoments' work: the class sequences of length
 // up to l, times l².
 func plEnumWork(nc, l int) float64 {

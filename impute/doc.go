@@ -9,6 +9,13 @@
 //     indicator, and its Moore–Penrose pseudoinverse Γ† (Gamma, GammaCache),
 //     both applied through Γ's block structure and never stored as an
 //     ℓm × ℓm matrix; the marginals q_μ;
+//   - for the per-context policies (Plackett–Luce, explicit slates with a
+//     uniform component; GammaCache.ForDist) a fast Γ†: one Cholesky
+//     factorisation of the marginal-scaled Γ on its exact structural range
+//     (nullspace.go, rangesolve.go, fastgamma.go), refined to a stated
+//     bound (Gamma.SolveBound), with the eigendecomposition as the fallback
+//     wherever that cannot be certified; and per target the share of its
+//     marginals that Γ† cannot see (Gamma.Coverage);
 //   - the per-query sufficient statistics of a log, S_x = Σ_i r_i 1_{s_i}
 //     and n_x (Stats), from which θ̂_x = S_x/n_x and the PI-OPT regression
 //     targets φ̂_x = Γ†θ̂_x (ComputeTargets);

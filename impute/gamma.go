@@ -76,6 +76,15 @@ type Gamma struct {
 	gBlk, gPinv []float64   // ℓC × ℓC row-major, index (j, c) → j·C + c
 
 	spec Spectrum
+
+	// The fast path (fastgamma.go): G† through a Cholesky factorisation
+	// on G's range, nil on the eigendecomposition path.
+	fast     *rangeSolver
+	fastInfo fastInfo
+	// Null-space bases of the blocks as Γ† treats them: per class (ℓ-vectors)
+	// and of G (ℓC-vectors), for Coverage.
+	nullM [][][]float64
+	nullG [][]float64
 }
 
 // Spectrum describes Γ's conditioning: what the pseudoinverse kept.
@@ -99,6 +108,15 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 	if !(opt.cutoff > 0 && opt.cutoff < 1) {
 		return nil, fmt.Errorf("impute: eigenvalue cut-off %v outside (0, 1)", opt.cutoff)
 	}
+	mo, err := gammaMoments(d, opt)
+	if err != nil {
+		return nil, err
+	}
+	return newGammaFromMoments(d, mo, opt.cutoff, !d.weighted)
+}
+
+// gammaMoments computes the class-level moments of d (opt with defaults).
+func gammaMoments(d *Dist, opt GammaOptions) (*moments, error) {
 	sizes := d.classSizes()
 	var mo *moments
 	if !d.weighted {
@@ -126,7 +144,7 @@ func NewGamma(d *Dist, opt GammaOptions) (*Gamma, error) {
 			mo = mixMoments(wm, uniformMoments(sizes, d.l), eps)
 		}
 	}
-	return newGammaFromMoments(d, mo, opt.cutoff, !d.weighted)
+	return mo, nil
 }
 
 // newGammaFromMoments builds Γ's blocks from the class-level moments and
@@ -173,15 +191,16 @@ func newGammaFromMoments(d *Dist, mo *moments, cutoff float64, closed bool) (*Ga
 	g.spec.cutoff = cutoff * g.spec.Max
 	g.spec.MinKept = math.Inf(1)
 	g.mPinv = make([][]float64, nc)
+	g.nullM = make([][][]float64, nc)
 	bi := 0
 	for c, b := range g.mBlk {
 		if b == nil {
 			continue
 		}
-		g.mPinv[c] = g.pinv(blocks[bi], l)
+		g.mPinv[c], g.nullM[c] = g.pinv(blocks[bi], l)
 		bi++
 	}
-	g.gPinv = g.pinv(blocks[bi], l*nc)
+	g.gPinv, g.nullG = g.pinv(blocks[bi], l*nc)
 	return g, nil
 }
 
@@ -242,12 +261,15 @@ func (g *Gamma) decompose(a []float64, n, mult int) (eigenBlock, error) {
 }
 
 // pinv returns the n × n pseudoinverse of block b, dropping eigenvalues at
-// or below g.spec.Cutoff, and records what it kept and dropped in g.spec.
-func (g *Gamma) pinv(b eigenBlock, n int) []float64 {
+// or below g.spec.Cutoff, and the dropped eigenvectors; it records what it
+// kept and dropped in g.spec.
+func (g *Gamma) pinv(b eigenBlock, n int) ([]float64, [][]float64) {
 	out := make([]float64, n*n)
+	var dropped [][]float64
 	for i, v := range b.vals {
 		if v <= g.spec.cutoff {
 			g.spec.MaxDropped = max(g.spec.MaxDropped, v)
+			dropped = append(dropped, mat.Col(nil, i, b.vecs))
 			continue
 		}
 		g.spec.Rank += b.mult
@@ -260,7 +282,7 @@ func (g *Gamma) pinv(b eigenBlock, n int) []float64 {
 			}
 		}
 	}
-	return out
+	return out, dropped
 }
 
 // Dist returns the slate distribution Γ belongs to.
@@ -272,8 +294,14 @@ func (g *Gamma) M() int { return g.m }
 // L returns the number of slots.
 func (g *Gamma) L() int { return g.l }
 
-// Spectrum returns the eigenvalue summary of Γ.
-func (g *Gamma) Spectrum() Spectrum { return g.spec }
+// Spectrum returns the eigenvalue summary of Γ. On the fast path (see
+// fastgamma.go) it is computed on the first call, by eigendecomposition.
+func (g *Gamma) Spectrum() Spectrum {
+	if g.fast != nil {
+		g.fastInfo.once.Do(g.fastSpectrum)
+	}
+	return g.spec
+}
 
 // Exact reports whether Γ is exact (false: estimated by Monte Carlo).
 func (g *Gamma) Exact() bool { return g.mo.exact }
@@ -338,6 +366,10 @@ func (g *Gamma) PinvMulVec(dst, v []float64) {
 		g.closedPinv(dst, v)
 		return
 	}
+	if g.fast != nil {
+		g.fastPinv(dst, v)
+		return
+	}
 	g.applyBlocks(dst, v, g.mPinv, g.gPinv)
 }
 
@@ -356,11 +388,26 @@ func (g *Gamma) check(dst, v []float64) {
 // applyBlocks applies ⊕_c B_c ⊗ (I − J/n_c) ⊕ U H Uᵀ, for Γ (B = M, H = G)
 // or Γ† (their pseudoinverses).
 func (g *Gamma) applyBlocks(dst, v []float64, mb [][]float64, h []float64) {
-	m, l, nc := g.m, g.l, g.nc
-	lc := l * nc
-	scratch := make([]float64, 2*lc+2*l)
+	lc := g.l * g.nc
+	scratch := make([]float64, 2*lc+2*g.l)
 	y, t := scratch[:lc], scratch[lc:2*lc]
-	mean, z := scratch[2*lc:2*lc+l], scratch[2*lc+l:]
+	g.classPart(dst, v, mb, y, scratch[2*lc:])
+	for r := range lc {
+		row := h[r*lc : r*lc+lc]
+		s := 0.0
+		for i, x := range y {
+			s += row[i] * x
+		}
+		t[r] = s
+	}
+	g.meanPart(dst, t)
+}
+
+// classPart sets dst to ⊕_c B_c ⊗ (I − J/n_c) applied to v and y to v's
+// class-mean coordinates Uᵀv (index j·C + c). sc has 2ℓ values.
+func (g *Gamma) classPart(dst, v []float64, mb [][]float64, y, sc []float64) {
+	m, l, nc := g.m, g.l, g.nc
+	mean, z := sc[:l], sc[l:2*l]
 	for c := range nc {
 		lo, hi := g.d.start[c], g.d.start[c+1]
 		n := float64(hi - lo)
@@ -393,17 +440,14 @@ func (g *Gamma) applyBlocks(dst, v []float64, mb [][]float64, h []float64) {
 			}
 		}
 	}
-	for r := range lc {
-		row := h[r*lc : r*lc+lc]
-		s := 0.0
-		for i, x := range y {
-			s += row[i] * x
-		}
-		t[r] = s
-	}
-	for j := range l {
-		for c := range nc {
-			add := t[j*nc+c] * g.invSqrt[c]
+}
+
+// meanPart adds U t to dst for class-mean coordinates t.
+func (g *Gamma) meanPart(dst, t []float64) {
+	m := g.m
+	for j := range g.l {
+		for c := range g.nc {
+			add := t[j*g.nc+c] * g.invSqrt[c]
 			for a := g.d.start[c]; a < g.d.start[c+1]; a++ {
 				dst[j*m+a] += add
 			}
@@ -474,6 +518,9 @@ func (g *Gamma) SlateForm(s1, s2 []int32) float64 {
 			return 1 - fl*(fm-1)/(fm-fl) + (fm-1)*float64(match) + (fm-1)/(fm-fl)*float64(overlap)
 		}
 		return (fm-1)*float64(match) - fm + 2
+	}
+	if g.fast != nil {
+		return g.fastSlateForm(s1, s2)
 	}
 	l, nc := g.l, g.nc
 	lc := l * nc
@@ -591,7 +638,7 @@ func (gc *GammaCache) get(m, l int) (*Gamma, error) {
 		gc.byK[key] = e
 	}
 	gc.mu.Unlock()
-	gc.compute(e, func() (*Dist, error) { return gc.lg.Dist(m, l) })
+	gc.compute(e, false, func() (*Dist, error) { return gc.lg.Dist(m, l) })
 	return e.g, e.err
 }
 
@@ -606,11 +653,15 @@ func (gc *GammaCache) forDist(d *Dist) (*Gamma, error) {
 		gc.byKey[key] = e
 	}
 	gc.mu.Unlock()
-	gc.compute(e, func() (*Dist, error) { return d, nil })
+	gc.compute(e, true, func() (*Dist, error) { return d, nil })
 	return e.g, e.err
 }
 
-func (gc *GammaCache) compute(e *gammaEntry, dist func() (*Dist, error)) {
+// compute fills e once. Γ of a per-context distribution (byDist: ForDist,
+// hence every context of a per-context cache) takes the fast path
+// (newFastGamma); Γ of a named policy's shape keeps the eigendecomposition,
+// its outputs unchanged.
+func (gc *GammaCache) compute(e *gammaEntry, byDist bool, dist func() (*Dist, error)) {
 	e.once.Do(func() {
 		defer func() {
 			gc.mu.Lock()
@@ -620,6 +671,10 @@ func (gc *GammaCache) compute(e *gammaEntry, dist func() (*Dist, error)) {
 		d, err := dist()
 		if err != nil {
 			e.err = err
+			return
+		}
+		if byDist {
+			e.g, e.err = newFastGamma(d, gc.opt)
 			return
 		}
 		e.g, e.err = NewGamma(d, gc.opt)

@@ -36,8 +36,9 @@ const defaultPLTol = 1e-10
 // sampling (slot by slot without replacement, probability ∝ weight) of l
 // slots from classes of sizes[c] candidates with weight w[c] > 0 (finite).
 //
-// Shapes whose dynamic programme fits opt.ExactBudget are exact (method
-// "exact-dp"). Larger ones are integrals over exponential clocks summed by
+// Shapes with few slots and many classes in weight order are exact by
+// enumeration (method "exact-enum", see plEnumMoments); shapes whose
+// dynamic programme fits opt.ExactBudget are exact (method "exact-dp"). Larger ones are integrals over exponential clocks summed by
 // trapezoidal lattice rules on nested grids (method "clock-quadrature", see
 // plQuadrature); their bound covers the discretisation, truncation and
 // rounding errors, and exceeds opt.Tol only when plMaxLevel refinements did
@@ -71,7 +72,12 @@ func plackettLuceMoments(sizes []int, w []float64, l int, opt plOptions) (*momen
 	for c := range w {
 		wn[c] = w[c] / wmax
 	}
-	if states := dpStates(sizes, l); states*float64(len(sizes)*len(sizes)*l) <= budget {
+	states := dpStates(sizes, l)
+	dpWork := states * float64(len(sizes)*len(sizes)*l)
+	if ew := plEnumWork(len(sizes), l); opt.ExactBudget >= 0 && dpWork > plEnumMinDP && ew <= min(plEnumBudget, budget) && ew < dpWork && slices.IsSortedFunc(wn, func(a, b float64) int { return cmp.Compare(b, a) }) {
+		return plEnumMoments(sizes, wn, l), nil
+	}
+	if dpWork <= budget {
 		if mo, ok := weightedMoments(sizes, wn, l, int(states)+1); ok {
 			mo.method = "exact-dp"
 			return mo, nil

@@ -111,7 +111,7 @@ func TestPlackettLuceBrute(t *testing.T) {
 			if exact.method != "exact-dp" || !exact.exact || exact.bound != 0 {
 				t.Errorf("default: method %q exact %v bound %g, want the exact programme", exact.method, exact.exact, exact.bound)
 			}
-			checkWithin(t, "exact-dp", exact, want, 1e-12)
+			checkWithin(t, exact.method, exact, want, 1e-12)
 			for _, tol := range []float64{0, 1e-6} {
 				quad, err := plackettLuceMoments(tc.sizes, tc.w, tc.l, plOptions{ExactBudget: -1, Tol: tol})
 				if err != nil {

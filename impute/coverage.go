@@ -1,0 +1,97 @@
+package impute
+
+import "math"
+
+// Coverage says how much of a target policy's marginals q_π the
+// pseudoinverse Γ† of one context sees. PI is unbiased for targets whose
+// q_π lies in Range(Γ) (Swaminathan et al. 2017, the estimator's
+// assumption); the part outside is what Γ† cannot reach, and a rank kept
+// below Γ's structural rank says the cut-off, not the log, dropped it.
+type Coverage struct {
+	// Outside is ‖(I − ΓΓ†)q_π‖₂ / ‖q_π‖₂, computed from the null-space
+	// bases Γ† uses (exact up to rounding, not a difference of products).
+	Outside float64
+	// Rank is the rank Γ† keeps; StructuralRank is Γ's rank in exact
+	// arithmetic: ℓ(m−1)+1 (ℓ < m) or (m−1)²+1 (ℓ = m) for a full-support
+	// policy, the span of the listed slates' indicators otherwise.
+	Rank, StructuralRank int
+	// Solver is how Γ† is applied: "closed-form" (uniform), "cholesky"
+	// (the certified fast path) or "eigen" (eigenvalue cut-off).
+	Solver string
+}
+
+// Coverage returns the coverage of a target with marginals qpi (length ℓm,
+// index j·m + a) by Γ†. O(ℓm·(ℓ + nullity)), plus, for an explicit slate
+// distribution, a one-off rank computation over its listed slates.
+func (g *Gamma) Coverage(qpi []float64) Coverage {
+	cv := Coverage{Rank: g.Spectrum().Rank, StructuralRank: g.StructuralRank(), Solver: "eigen"}
+	nullM, nullG := g.nullM, g.nullG
+	switch {
+	case g.closed:
+		cv.Solver = "closed-form"
+		nullG = meanNullBasis(g.size, g.l)
+		if g.l == g.m && g.m > 1 {
+			u := make([]float64, g.l)
+			for j := range u {
+				u[j] = 1 / math.Sqrt(float64(g.l))
+			}
+			nullM = [][][]float64{{u}}
+		} else {
+			nullM = nil
+		}
+	case g.fast != nil:
+		cv.Solver = "cholesky"
+	}
+	total := dot(qpi, qpi)
+	if total == 0 {
+		return cv
+	}
+	out := 0.0
+	m, l, nc := g.m, g.l, g.nc
+	y := make([]float64, l*nc)
+	mean := make([]float64, l)
+	for c := range nc {
+		lo, hi := g.d.start[c], g.d.start[c+1]
+		for j := range l {
+			s := 0.0
+			for _, x := range qpi[j*m+lo : j*m+hi] {
+				s += x
+			}
+			mean[j] = s / float64(hi-lo)
+			y[j*nc+c] = s * g.invSqrt[c]
+		}
+		if c >= len(nullM) {
+			continue
+		}
+		for _, u := range nullM[c] {
+			for a := lo; a < hi; a++ {
+				p := 0.0
+				for j, x := range u {
+					p += x * (qpi[j*m+a] - mean[j])
+				}
+				out += p * p
+			}
+		}
+	}
+	for _, v := range nullG {
+		p := dot(v, y)
+		out += p * p
+	}
+	cv.Outside = math.Sqrt(out / total)
+	return cv
+}
+
+// StructuralRank returns Γ's rank in exact arithmetic (see Coverage).
+func (g *Gamma) StructuralRank() int {
+	if g.d.FullSupport() {
+		return structuralRank(g.m, g.l)
+	}
+	g.fastInfo.structOnce.Do(func() {
+		var ind [][]float64
+		g.d.EachSupportSlate(func(s []int32) {
+			ind = append(ind, Indicator(nil, g.m, s))
+		})
+		g.fastInfo.structRank = len(orthonormalize(ind))
+	})
+	return g.fastInfo.structRank
+}

@@ -350,6 +350,9 @@ func (lr *LogReader) lacks(key, flag string) string {
 // is refused, and its doc-ids= (when present) against the way the dataset
 // names its documents (see withDocIDs).
 func checkHeaderData(h Header, ds *Dataset) error {
+	if ds.namesOnly {
+		return nil // the header describes a dataset that is not read
+	}
 	for _, kv := range []struct {
 		key  string
 		have int

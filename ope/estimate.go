@@ -52,7 +52,10 @@ type Estimate struct {
 	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
 	// dr and wdr only: their reward model.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
+	// PI-family estimates of a target given as data: how much of it the log
+	// cannot see.
+	Coverage *Coverage `json:"coverage,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
 }
 
 // OutsideRange reports whether the estimate's value lies outside the reward

@@ -158,7 +158,7 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 		}
 	}
 	if s.N > 0 && (s.minR < b.RewardLo || s.maxR > b.RewardHi) {
-		e.Warnings = append(e.Warnings, fmt.Sprintf("rewards span [%g, %g], outside the assumed range [%g, %g]: the intervals do not hold",
+		e.Warnings = append(e.Warnings, fmt.Sprintf("rewards span [%g, %g], outside the assumed range [%g, %g]: the intervals do not hold (give the range with --reward-range LO,HI)",
 			s.minR, s.maxR, b.RewardLo, b.RewardHi))
 	}
 	return e

@@ -166,7 +166,7 @@ func (p *Plan) estimators(opt EvalOptions) ([]Estimator, error) {
 		out = append(out, &ipsEstimator{plan: p, ips: est.IPS, wips: est.WIPS})
 	}
 	if len(est.DM) > 0 {
-		if p.hasUnseen() {
+		if p.HasUnseen() {
 			return nil, fmt.Errorf("dm: the target %s shows documents the logging policy never shows: DM has no features for them", p.Target.Name())
 		}
 		out = append(out, &dmEstimator{plan: p, variants: est.DM, regs: opt.Regressors, trainN: opt.DMTrain,
@@ -178,8 +178,10 @@ func (p *Plan) estimators(opt EvalOptions) ([]Estimator, error) {
 	return out, nil
 }
 
-// hasUnseen reports whether some query's target slate holds Unseen.
-func (p *Plan) hasUnseen() bool {
+// HasUnseen reports whether some query's target slate holds Unseen: DM,
+// which scores the target's slates by their documents' features, cannot
+// evaluate it.
+func (p *Plan) HasUnseen() bool {
 	for q := range p.queries {
 		if slices.Contains(p.queries[q].star, Unseen) {
 			return true

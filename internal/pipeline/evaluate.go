@@ -118,6 +118,10 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		return nil, err
 	}
 	plan := plans.Plans[0]
+	if len(opt.Estimators.DM) > 0 && cfg.EstimatorsDefault && plan.HasUnseen() {
+		opt.Estimators.DM = nil
+		note(cfg.Progress, "piopt: dm left out: the target shows documents the logging policy never shows, which DM cannot score")
+	}
 	opt.Regressors = policy.DMRegressors(policy.DMOptions{Depth: cfg.DM.Depth, L1: cfg.DM.L1, Threads: cfg.Threads, Seed: cfg.Seed})
 	if opt.Baseline, err = baseline(ctx, cfg.Baseline, cfg.BaselineFolds, opt.Estimators, plan, cfg.Threads, cfg.Seed); err != nil {
 		return nil, err

@@ -137,3 +137,41 @@ func TestImputeHelpNamesSpecs(t *testing.T) {
 		}
 	}
 }
+
+// select takes the same targets in --models, without --data, and gives
+// each the wPI of the numpy reference.
+func TestSelectTargetsAsData(t *testing.T) {
+	var want map[string]struct{ WPI float64 }
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(mustRead(t, filepath.Join(targetsDir, "expected.json")), &all); err != nil {
+		t.Fatal(err)
+	}
+	delete(all, "n")
+	raw, _ := json.Marshal(all)
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(t.TempDir(), "sel.json")
+	models := "policy=policy:" + filepath.Join(targetsDir, "tpolicy.txt") + ",scores=scores:" + filepath.Join(targetsDir, "scores.txt") +
+		",run=run:" + filepath.Join(targetsDir, "run.txt")
+	if _, err := runCapture(t, "select", "--logs", filepath.Join(targetsDir, "log.txt"), "--models", models, "--json", out); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Models []struct {
+			Name string
+			WPI  struct{ Value float64 } `json:"wpi"`
+		}
+	}
+	if err := json.Unmarshal(mustRead(t, out), &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Models) != 3 {
+		t.Fatalf("%d models, want 3", len(got.Models))
+	}
+	for _, m := range got.Models {
+		if w := want[m.Name].WPI; math.Abs(m.WPI.Value-w) > 1e-9*math.Abs(w) {
+			t.Errorf("select %s: wpi %.17g, numpy %.17g", m.Name, m.WPI.Value, w)
+		}
+	}
+}

@@ -64,6 +64,7 @@ func (e *PolicyEntry) DocName(ds *Dataset, i int) string {
 //	pl:TAU              d1:s1,d2:s2,...     (Plackett–Luce on the scores s)
 //	slates              d1 d2 d3=p,d4 d5 d6=p,...   (probabilities summing to 1)
 //	eps:E,SPEC          as SPEC's
+//	rank                d1,d2,...           (a target's only: the first ℓ, deterministic)
 //
 // Documents are named as the dataset names them (positions or ids).
 type PolicyFile struct {

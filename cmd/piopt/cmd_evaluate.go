@@ -35,7 +35,10 @@ func evaluateCommand() *cli.Command {
 of slates drawn by another policy, each with one page-level reward. The target
 policy shows its top L candidates (--target: feature:K, model:PATH — a PI-OPT
 model builds its slot-action slates —, tree:SUBSET or lasso:SUBSET fitted to the
-labels). The logging policy, its rank source, the candidates and the slots come
+labels), or is given as data: a TREC run (--target run:FILE), a policy per
+context (--target-policy FILE) or scores (--target-scores FILE); see
+docs/formats.md. A log with a policy file needs no --data for these targets
+and for pi, wpi, ips and wips. The logging policy, its rank source, the candidates and the slots come
 from the log's header (flags must agree with it), or, for a log from your own
 logger, from the policy file its header names (policy=, or --policy FILE): a
 logging policy per context QID or QID@TAG, whose candidates the target ranks.

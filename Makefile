@@ -41,6 +41,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzRead$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzLogReader$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzReadTargets$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzTargetFiles$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzQueryFile$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHeader$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker

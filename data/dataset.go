@@ -21,6 +21,9 @@ type Dataset struct {
 	Source       string // file name the data came from, for messages
 
 	ids *docIDs // DocComment mode; nil: documents are named by position
+	// namesOnly: no LETOR file was read; the documents are the names a
+	// policy file gives (DocNamesFromPolicyFile).
+	namesOnly bool
 }
 
 // NumQueries returns the number of queries.

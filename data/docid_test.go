@@ -410,11 +410,11 @@ func TestLogReaderDocIDErrors(t *testing.T) {
 	ds := commentDataset(t)
 	head := "# piopt-log v1 slots=3 logging=uniform\n"
 	checkErrCases(t, "x.log", []errCase{
-		{"unknown id", head + "q1\tGX-a,nope\t1\n", ErrSlate, `x.log:2: field 2 ("GX-a,nope"): slot 2: document "nope" is not in qid q1`},
-		{"other query's id", head + "q2\tx2,GX-b\t1\n", ErrSlate, `slot 2: document "GX-b" is not in qid q2`},
-		{"position", head + "q1\t0\t1\n", ErrSlate, `slot 1: document "0" is not in qid q1`},
+		{"unknown id", head + "q1\tGX-a,nope\t1\n", ErrSlate, `x.log:2: field 2 ("GX-a,nope"): slot 2: document "nope" is not in context q1`},
+		{"other query's id", head + "q2\tx2,GX-b\t1\n", ErrSlate, `slot 2: document "GX-b" is not in context q2`},
+		{"position", head + "q1\t0\t1\n", ErrSlate, `slot 1: document "0" is not in context q1`},
 		{"repeated id", head + "q1\tGX-b, 7 ,GX-b\t1\n", ErrSlate, `slot 3 repeats document "GX-b" of slot 1`},
-		{"empty slot", head + "q1\tGX-a,\t1\n", ErrSlate, `slot 2: document "" is not in qid q1`},
+		{"empty slot", head + "q1\tGX-a,\t1\n", ErrSlate, `slot 2: document "" is not in context q1`},
 		{"too long", "# piopt-log v1 slots=2 logging=uniform\nq1\tGX-a,GX-b,7\t1\n", ErrSlate, "more than slots=2"},
 		{"position log", "# piopt-log v1 slots=3 logging=uniform doc-ids=position\n", ErrHeader,
 			"header doc-ids=position: the file names documents by position, but small.txt is read with --doc-ids comment"},
@@ -434,7 +434,7 @@ func TestLogReaderDocIDErrors(t *testing.T) {
 	pos := smallDataset()
 	for text, want := range map[string]string{
 		"# piopt-log v1 slots=3 logging=uniform doc-ids=comment\nq1\t0\t1\n": "header doc-ids=comment: the file names documents by their comment ids, but small.txt is read with --doc-ids position",
-		"# piopt-log v1 slots=3 logging=uniform\nq1\tGX-a\t1\n":              `slot 1: "GX-a" is not a document position`,
+		"# piopt-log v1 slots=3 logging=uniform\nq1\tGX-a\t1\n":              `slot 1: "GX-a" is not a document position (if the log names documents by id, read the data with --doc-ids comment)`,
 	} {
 		lr, err := NewLogReader(strings.NewReader(text), "x.log", pos)
 		if err == nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -37,6 +38,18 @@ type PolicyEntry struct {
 	Slates []int32
 	Probs  []float64
 	Line   int // 1-based line of the file
+	// Names, in a target policy file (ReadTargetPolicyFile), are the
+	// documents the dataset's query does not hold: such a document is
+	// -(k+1) in Docs for Names[k] (the logger never shows it).
+	Names []string
+}
+
+// DocName returns the name of e's i-th candidate in ds's files.
+func (e *PolicyEntry) DocName(ds *Dataset, i int) string {
+	if d := e.Docs[i]; d < 0 {
+		return e.Names[-d-1]
+	}
+	return ds.DocID(e.Query, int(e.Docs[i]))
 }
 
 // PolicyFile is a logging policy per context: a header line `# piopt-policy
@@ -51,6 +64,7 @@ type PolicyEntry struct {
 //	pl:TAU              d1:s1,d2:s2,...     (Plackett–Luce on the scores s)
 //	slates              d1 d2 d3=p,d4 d5 d6=p,...   (probabilities summing to 1)
 //	eps:E,SPEC          as SPEC's
+//	rank                d1,d2,...           (a target's only: the first ℓ, deterministic)
 //
 // Documents are named as the dataset names them (positions or ids).
 type PolicyFile struct {
@@ -58,6 +72,25 @@ type PolicyFile struct {
 	header  Header
 	Slots   int
 	Entries []PolicyEntry
+	// target: a target policy file (ReadTargetPolicyFile), whose documents
+	// need not be the dataset's, and whose qids need not be either (their
+	// lines are counted in Unused).
+	target bool
+	Unused int
+}
+
+// ReadTargetPolicyFile reads a policy file that gives a target policy π
+// per context: as ReadPolicyFile, plus the deterministic spec `rank` ·
+// d1,d2,… (the first ℓ in that order). A document the dataset's query
+// does not hold is kept by name (see PolicyEntry.Names); a line whose qid
+// the dataset does not hold is counted in Unused.
+func ReadTargetPolicyFile(path string, ds *Dataset) (*PolicyFile, error) {
+	r, c, err := openSlateFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("open target policy file: %w", err)
+	}
+	defer c.Close()
+	return readPolicy(r, path, ds, true)
 }
 
 // ReadPolicyFile reads a policy file (optionally gzip-compressed) whose
@@ -74,6 +107,10 @@ func ReadPolicyFile(path string, ds *Dataset) (*PolicyFile, error) {
 // ReadPolicy reads a policy file from r; name is the file name used in
 // errors. Every error names the file, the line and the field.
 func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
+	return readPolicy(r, name, ds, false)
+}
+
+func readPolicy(r io.Reader, name string, ds *Dataset, target bool) (*PolicyFile, error) {
 	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
 	h, err := lr.readHeader(policyMagic)
 	if err != nil {
@@ -91,7 +128,7 @@ func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 	if err := checkHeaderData(h, ds); err != nil {
 		return nil, lr.lineErr(ErrHeader, "%v", err)
 	}
-	pf := &PolicyFile{Name: name, header: h, Slots: slots}
+	pf := &PolicyFile{Name: name, header: h, Slots: slots, target: target}
 	qids := qidIndex(ds)
 	seen := map[string]int{}
 	var fields [3][]byte
@@ -107,6 +144,10 @@ func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 			return nil, err
 		}
 		e, err := pf.parseEntry(lr, fields, qids, ds)
+		if err == errUnused {
+			pf.Unused++
+			continue
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -115,6 +156,9 @@ func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 		}
 		seen[e.Context] = e.Line
 		pf.Entries = append(pf.Entries, e)
+	}
+	if len(pf.Entries) == 0 && target {
+		return nil, lr.fileErr(ErrPolicy, "no context of a query of %s after the header line", ds.Source)
 	}
 	if len(pf.Entries) == 0 {
 		return nil, lr.fileErr(ErrPolicy, "no context after the header line")
@@ -127,6 +171,9 @@ func (pf *PolicyFile) parseEntry(lr *lineReader, f [3][]byte, qids map[string]in
 	e := PolicyEntry{Context: string(f[0]), Spec: string(bytes.TrimSpace(f[1])), Line: lr.line}
 	qid, _, _ := strings.Cut(e.Context, "@")
 	q, ok := qids[qid]
+	if !ok && pf.target {
+		return e, errUnused
+	}
 	if !ok {
 		return e, lr.fieldErr(1, f[0], ErrQID, "qid %q is not in %s", shortenString(qid), ds.Source)
 	}
@@ -142,20 +189,43 @@ func (pf *PolicyFile) parseEntry(lr *lineReader, f [3][]byte, qids map[string]in
 	var err error
 	switch {
 	case strings.HasPrefix(base, "pl:"):
-		err = e.parseScored(lr, f[2], ds)
+		err = e.parseScored(lr, f[2], ds, pf.target)
 	case base == "slates":
-		err = e.parseSlates(lr, f[2], ds, pf.Slots)
+		err = e.parseSlates(lr, f[2], ds, pf.Slots, pf.target)
 	case base == "uniform" || strings.HasPrefix(base, "pa:"):
-		err = e.parseList(lr, f[2], ds)
+		err = e.parseList(lr, f[2], ds, pf.target)
+	case base == "rank" && pf.target && base == e.Spec:
+		err = e.parseList(lr, f[2], ds, true)
+	case base == "rank" && pf.target:
+		return e, lr.fieldErr(2, f[1], ErrPolicy, "rank is deterministic: it has no eps: mixture")
+	case pf.target:
+		return e, lr.fieldErr(2, f[1], ErrPolicy, "want uniform, pa:ALPHA, pl:TAU, slates, rank or eps:E,SPEC")
 	default:
 		return e, lr.fieldErr(2, f[1], ErrPolicy, "want uniform, pa:ALPHA, pl:TAU, slates or eps:E,SPEC")
 	}
 	return e, err
 }
 
-// doc resolves a candidate's name, checking it is not repeated.
-func (e *PolicyEntry) doc(lr *lineReader, field []byte, tok []byte, ds *Dataset, pos map[int32]int) (int32, error) {
+// errUnused: a target policy file's line names a qid the dataset does not
+// hold (it is skipped and counted).
+var errUnused = errors.New("unused context")
+
+// doc resolves a candidate's name, checking it is not repeated; with
+// named, a name the query does not hold is kept in e.Names (a negative
+// code, the same for the same name).
+func (e *PolicyEntry) doc(lr *lineReader, field []byte, tok []byte, ds *Dataset, pos map[int32]int, named bool) (int32, error) {
 	d, ok := ds.findDoc(e.Query, tok)
+	if !ok && named {
+		if len(tok) == 0 {
+			return 0, lr.fieldErr(3, field, ErrSlate, "empty document name")
+		}
+		k := slices.Index(e.Names, string(tok))
+		if k < 0 {
+			e.Names = append(e.Names, string(tok))
+			k = len(e.Names) - 1
+		}
+		d, ok = -int32(k+1), true
+	}
 	if !ok {
 		return 0, lr.fieldErr(3, field, ErrSlate, "document %q is not in qid %s", shorten(tok), ds.QIDs[e.Query])
 	}
@@ -165,10 +235,10 @@ func (e *PolicyEntry) doc(lr *lineReader, field []byte, tok []byte, ds *Dataset,
 	return d, nil
 }
 
-func (e *PolicyEntry) parseList(lr *lineReader, field []byte, ds *Dataset) error {
+func (e *PolicyEntry) parseList(lr *lineReader, field []byte, ds *Dataset, named bool) error {
 	pos := map[int32]int{}
 	for _, tok := range bytes.Split(field, []byte{','}) {
-		d, err := e.doc(lr, field, bytes.TrimSpace(tok), ds, pos)
+		d, err := e.doc(lr, field, bytes.TrimSpace(tok), ds, pos, named)
 		if err != nil {
 			return err
 		}
@@ -178,14 +248,14 @@ func (e *PolicyEntry) parseList(lr *lineReader, field []byte, ds *Dataset) error
 	return nil
 }
 
-func (e *PolicyEntry) parseScored(lr *lineReader, field []byte, ds *Dataset) error {
+func (e *PolicyEntry) parseScored(lr *lineReader, field []byte, ds *Dataset, named bool) error {
 	pos := map[int32]int{}
 	for _, tok := range bytes.Split(field, []byte{','}) {
 		name, score, ok := bytes.Cut(bytes.TrimSpace(tok), []byte{':'})
 		if !ok {
 			return lr.fieldErr(3, field, ErrPolicy, "candidate %q: want DOC:SCORE", shorten(tok))
 		}
-		d, err := e.doc(lr, field, name, ds, pos)
+		d, err := e.doc(lr, field, name, ds, pos, named)
 		if err != nil {
 			return err
 		}
@@ -200,7 +270,7 @@ func (e *PolicyEntry) parseScored(lr *lineReader, field []byte, ds *Dataset) err
 	return nil
 }
 
-func (e *PolicyEntry) parseSlates(lr *lineReader, field []byte, ds *Dataset, slots int) error {
+func (e *PolicyEntry) parseSlates(lr *lineReader, field []byte, ds *Dataset, slots int, named bool) error {
 	pos := map[int32]int{}
 	type slate struct {
 		docs []int32
@@ -220,7 +290,7 @@ func (e *PolicyEntry) parseSlates(lr *lineReader, field []byte, ds *Dataset, slo
 		var s slate
 		s.p = p
 		for _, name := range bytes.Fields(docs) {
-			d, err := e.doc(lr, field, name, ds, nil)
+			d, err := e.doc(lr, field, name, ds, nil, named)
 			if err != nil {
 				return err
 			}

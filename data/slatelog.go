@@ -350,6 +350,9 @@ func (lr *LogReader) lacks(key, flag string) string {
 // is refused, and its doc-ids= (when present) against the way the dataset
 // names its documents (see withDocIDs).
 func checkHeaderData(h Header, ds *Dataset) error {
+	if ds.namesOnly {
+		return nil // the header describes a dataset that is not read
+	}
 	for _, kv := range []struct {
 		key  string
 		have int
@@ -487,7 +490,7 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		return LogRecord{}, err
 	}
 	lr.fields = [3][]byte{}
-	if err := lr.splitFields(line, lr.fields[:], "qid, slate, reward"); err != nil {
+	if err := lr.splitFields(line, lr.fields[:], "context, slate, reward"); err != nil {
 		return LogRecord{}, err
 	}
 	qid := lr.fields[0]
@@ -496,7 +499,10 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	}
 	q, ok := lr.qids[string(qid)]
 	if !ok {
-		return LogRecord{}, lr.Errorf(1, "qid %q is not in %s", shorten(qid), lr.ds.Source)
+		if len(qid) < len(lr.fields[0]) {
+			return LogRecord{}, lr.Errorf(1, "context %q: qid %q is not in %s", shorten(lr.fields[0]), shorten(qid), lr.ds.Source)
+		}
+		return LogRecord{}, lr.Errorf(1, "context %q is not a qid of %s", shorten(qid), lr.ds.Source)
 	}
 	m := lr.ds.QuerySize(q)
 	named := lr.ds.hasDocIDs()
@@ -510,16 +516,16 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		if named {
 			p, ok := lr.ds.findDoc(q, name)
 			if !ok {
-				return LogRecord{}, lr.Errorf(2, "slot %d: document %q is not in qid %s", i+1, shorten(name), lr.ds.QIDs[q])
+				return LogRecord{}, lr.Errorf(2, "slot %d: document %q is not in context %s", i+1, shorten(name), shorten(lr.fields[0]))
 			}
 			d = int(p)
 		} else {
 			var ok bool
 			if d, ok = parseDoc(name); !ok {
-				return LogRecord{}, lr.Errorf(2, "slot %d: %q is not a document position", i+1, shorten(tok))
+				return LogRecord{}, lr.Errorf(2, "slot %d: %q is not a document position (if the log names documents by id, read the data with --doc-ids comment)", i+1, shorten(tok))
 			}
 			if d >= m {
-				return LogRecord{}, lr.Errorf(2, "slot %d: document %d out of range 0..%d of qid %s", i+1, d, m-1, lr.ds.QIDs[q])
+				return LogRecord{}, lr.Errorf(2, "slot %d: document %d out of range 0..%d of context %s", i+1, d, m-1, shorten(lr.fields[0]))
 			}
 		}
 		for j, e := range slate {

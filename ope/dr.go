@@ -84,7 +84,7 @@ func (p *Plan) newDR(ctx context.Context, model RewardModel) (*drEvaluator, erro
 func (p *Plan) modelValue(q int, phi []float64) float64 {
 	qp := &p.queries[q]
 	if qp.star != nil {
-		return impute.SlateSum(phi, qp.m, qp.star)
+		return seenSum(phi, qp.m, qp.star)
 	}
 	v := 0.0
 	for i, x := range p.Target.marginals(q) {

@@ -52,7 +52,10 @@ type Estimate struct {
 	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
 	// dr and wdr only: their reward model.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
-	Warnings []string      `json:"warnings,omitempty"`
+	// PI-family estimates of a target given as data: how much of it the log
+	// cannot see.
+	Coverage *Coverage `json:"coverage,omitempty"`
+	Warnings []string  `json:"warnings,omitempty"`
 }
 
 // OutsideRange reports whether the estimate's value lies outside the reward
@@ -155,7 +158,7 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 		}
 	}
 	if s.N > 0 && (s.minR < b.RewardLo || s.maxR > b.RewardHi) {
-		e.Warnings = append(e.Warnings, fmt.Sprintf("rewards span [%g, %g], outside the assumed range [%g, %g]: the intervals do not hold",
+		e.Warnings = append(e.Warnings, fmt.Sprintf("rewards span [%g, %g], outside the assumed range [%g, %g]: the intervals do not hold (give the range with --reward-range LO,HI)",
 			s.minR, s.maxR, b.RewardLo, b.RewardHi))
 	}
 	return e

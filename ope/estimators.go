@@ -2,6 +2,7 @@ package ope
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -165,6 +166,9 @@ func (p *Plan) estimators(opt EvalOptions) ([]Estimator, error) {
 		out = append(out, &ipsEstimator{plan: p, ips: est.IPS, wips: est.WIPS})
 	}
 	if len(est.DM) > 0 {
+		if p.HasUnseen() {
+			return nil, fmt.Errorf("dm: the target %s shows documents the logging policy never shows: DM has no features for them", p.Target.Name())
+		}
 		out = append(out, &dmEstimator{plan: p, variants: est.DM, regs: opt.Regressors, trainN: opt.DMTrain,
 			train: NewSamples(p.Slots, 0), evalCounts: make([]int64, p.Candidates.NumQueries())})
 	}
@@ -172,6 +176,18 @@ func (p *Plan) estimators(opt EvalOptions) ([]Estimator, error) {
 		out = append(out, &onPolicyEstimator{plan: p})
 	}
 	return out, nil
+}
+
+// HasUnseen reports whether some query's target slate holds Unseen: DM,
+// which scores the target's slates by their documents' features, cannot
+// evaluate it.
+func (p *Plan) HasUnseen() bool {
+	for q := range p.queries {
+		if slices.Contains(p.queries[q].star, Unseen) {
+			return true
+		}
+	}
+	return false
 }
 
 // onNames returns the names whose flag is on, in order.

@@ -46,6 +46,7 @@ type Evaluator struct {
 	counts []int64 // per query: samples
 	sigma2 float64 // Σ_i σ²_{x_i}
 	sample Sample
+	cov    *coverageSums // a target given as data: its unseen mass
 }
 
 // NewEvaluator returns an evaluator of the plan's target.
@@ -63,6 +64,9 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 		return nil, err
 	}
 	e.ests = append(e.ests, opt.Extra...)
+	if p.Target.unseen != nil {
+		e.cov = newCoverageSums(p.Candidates.NumQueries(), iv.RewardLo, iv.RewardHi)
+	}
 	return e, nil
 }
 
@@ -82,6 +86,9 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 	e.n++
 	e.counts[q]++
 	e.sigma2 += p.queries[q].sigma2
+	if e.cov != nil {
+		e.cov.add(q, p.Target.unseen[q], p.queries[q].l)
+	}
 	for _, est := range e.ests {
 		est.Add(&e.sample)
 	}
@@ -102,6 +109,31 @@ type Result struct {
 	PerContext bool
 	// Approximation says which Γ were not exact and how far off they can be.
 	Approximation impute.Approximation `json:"-"`
+	// Coverage, for a target given as data (NewSlateTarget,
+	// NewPartialStochasticTarget), is the share of it the log cannot see;
+	// nil for other targets.
+	Coverage *Coverage `json:"-"`
+}
+
+// attachCoverage gives every PI-family estimate (pi, wpi, pi-cv, dr, wdr)
+// the result's Coverage, and a warning when it is short; IPS and wIPS a
+// warning too (a slate with an unseen document has μ(s|x) = 0).
+func (r *Result) attachCoverage() {
+	if r.Coverage == nil {
+		return
+	}
+	for _, name := range []string{PI, WPI, PICV, DR, WDR, IPS, WIPS} {
+		est := r.Estimates[name]
+		if est == nil {
+			continue
+		}
+		if name != IPS && name != WIPS {
+			est.Coverage = r.Coverage
+		}
+		if r.Coverage.Short() {
+			est.Warnings = append(est.Warnings, r.Coverage.Warning())
+		}
+	}
 }
 
 // Result computes every estimate (training DM's and dr's models if asked).
@@ -140,6 +172,8 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 			est.warnOutsideRange(iv.RewardLo, iv.RewardHi)
 		}
 	}
+	res.Coverage = e.cov.coverage()
+	res.attachCoverage()
 	return res, nil
 }
 

@@ -141,9 +141,14 @@ func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float6
 	var qpi []float64
 	if t.Deterministic() {
 		qp.star = t.slate(q)
-		qpi = impute.Indicator(nil, m, qp.star)
-		qp.invMu = 1 / qp.dist.Prob(qp.star)
-		if p.Scorer != nil {
+		qpi = seenIndicator(m, qp.star)
+		unseen := slices.Contains(qp.star, Unseen)
+		if unseen {
+			qp.invMu = math.Inf(1) // μ(s*|x) = 0
+		} else {
+			qp.invMu = 1 / qp.dist.Prob(qp.star)
+		}
+		if p.Scorer != nil && !unseen {
 			qp.value = p.Scorer.Score(q, qp.star)
 		}
 	} else {
@@ -173,6 +178,28 @@ func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float6
 	}
 	qp.wlo = -solver.Exact(sc, m, slate)
 	return nil
+}
+
+// seenIndicator is 1_s over m candidates, its Unseen slots left at 0.
+func seenIndicator(m int, s []int32) []float64 {
+	v := make([]float64, len(s)*m)
+	for j, a := range s {
+		if a != Unseen {
+			v[j*m+int(a)] = 1
+		}
+	}
+	return v
+}
+
+// seenSum is Σ_j w(j, s_j) over the slots of s that are not Unseen.
+func seenSum(w []float64, m int, s []int32) float64 {
+	sum := 0.0
+	for j, a := range s {
+		if a != Unseen {
+			sum += w[j*m+int(a)]
+		}
+	}
+	return sum
 }
 
 func grow[T any](s []T, n int) []T {

@@ -23,7 +23,15 @@ type Target struct {
 	// Stochastic: query q's ℓ_x·m_x marginals, and π(s|x) when known.
 	marg [][]float64
 	prob func(q int, s []int32) float64
+	// unseen, when not nil, is per query U_x = Σ_j u_j: the target's slot
+	// mass on documents the logging policy never shows there (Coverage).
+	unseen []float64
 }
+
+// Unseen marks, in a slate given to NewSlateTarget, a slot that shows a
+// document the logging policy never shows on that context (not among its
+// candidates): PI gives it no weight, and Coverage reports it.
+const Unseen int32 = -1
 
 // Name returns the target's name (its spelling on the command line).
 func (t *Target) Name() string { return t.name }
@@ -67,6 +75,19 @@ func (t *Target) slateProb(q int, s []int32) float64 {
 // NewDeterministicTarget returns the target that shows slate(q) on query q:
 // ℓ_x = min(ℓ, m_x) distinct candidate indices of c, slot 1 first.
 func NewDeterministicTarget(name string, c *impute.Candidates, slots int, slate func(q int) []int32) (*Target, error) {
+	return newDeterministic(name, c, slots, slate, false)
+}
+
+// NewSlateTarget returns the target that shows slate(q) on query q, as
+// NewDeterministicTarget does, except that a slot may hold Unseen (a
+// document not among q's candidates): a target given as data (a policy
+// file, a run) that names documents the logger never shows. Its estimates
+// carry a Coverage.
+func NewSlateTarget(name string, c *impute.Candidates, slots int, slate func(q int) []int32) (*Target, error) {
+	return newDeterministic(name, c, slots, slate, true)
+}
+
+func newDeterministic(name string, c *impute.Candidates, slots int, slate func(q int) []int32, unseen bool) (*Target, error) {
 	if slots < 1 {
 		return nil, fmt.Errorf("target %s: %d slots", name, slots)
 	}
@@ -78,20 +99,34 @@ func NewDeterministicTarget(name string, c *impute.Candidates, slots int, slate 
 	t.slates = make([]int32, t.off[nq])
 	for q := range nq {
 		s := slate(q)
-		if err := checkSlate(s, c.Size(q), c.Slots(q, slots)); err != nil {
+		if err := checkSlate(s, c.Size(q), c.Slots(q, slots), unseen); err != nil {
 			return nil, fmt.Errorf("target %s, query %q: %w", name, c.Name(q), err)
 		}
 		copy(t.slates[t.off[q]:], s)
 	}
+	if unseen {
+		t.unseen = make([]float64, nq)
+		for q := range nq {
+			for _, a := range t.slate(q) {
+				if a == Unseen {
+					t.unseen[q]++
+				}
+			}
+		}
+	}
 	return t, nil
 }
 
-// checkSlate reports a slate that is not l distinct candidates out of m.
-func checkSlate(s []int32, m, l int) error {
+// checkSlate reports a slate that is not l distinct candidates out of m
+// (or, when unseen, Unseen).
+func checkSlate(s []int32, m, l int, unseen bool) error {
 	if len(s) != l {
 		return fmt.Errorf("slate of %d documents, want %d", len(s), l)
 	}
 	for j, a := range s {
+		if unseen && a == Unseen {
+			continue
+		}
 		if a < 0 || int(a) >= m {
 			return fmt.Errorf("slot %d holds candidate %d, not in 0..%d", j+1, a, m-1)
 		}
@@ -144,6 +179,22 @@ func TopTarget(name string, c *impute.Candidates, slots int, scores []float64) (
 // marginals q_π per query (ℓ_x·m_x values each, index j·m_x + a) and, when
 // prob is not nil, its slate probabilities π(s|x) (needed by IPS).
 func NewStochasticTarget(name string, c *impute.Candidates, slots int, marginals [][]float64, prob func(q int, s []int32) float64) (*Target, error) {
+	return newStochastic(name, c, slots, marginals, nil, prob)
+}
+
+// NewPartialStochasticTarget returns a stochastic target as
+// NewStochasticTarget does, whose slot j of query q also puts the mass
+// unseen[q][j] on documents the logging policy never shows there (not
+// among the candidates): each slot's marginals and unseen mass sum to 1.
+// PI gives the unseen mass no weight; its estimates carry a Coverage.
+func NewPartialStochasticTarget(name string, c *impute.Candidates, slots int, marginals, unseen [][]float64, prob func(q int, s []int32) float64) (*Target, error) {
+	if len(unseen) != c.NumQueries() {
+		return nil, fmt.Errorf("target %s: unseen mass for %d queries, data has %d", name, len(unseen), c.NumQueries())
+	}
+	return newStochastic(name, c, slots, marginals, unseen, prob)
+}
+
+func newStochastic(name string, c *impute.Candidates, slots int, marginals, unseen [][]float64, prob func(q int, s []int32) float64) (*Target, error) {
 	if len(marginals) != c.NumQueries() {
 		return nil, fmt.Errorf("target %s: marginals for %d queries, data has %d", name, len(marginals), c.NumQueries())
 	}
@@ -152,8 +203,17 @@ func NewStochasticTarget(name string, c *impute.Candidates, slots int, marginals
 		if len(m) != lx*mx {
 			return nil, fmt.Errorf("target %s, query %q: %d marginals, want ℓ·m = %d", name, c.Name(q), len(m), lx*mx)
 		}
+		if unseen != nil && len(unseen[q]) != lx {
+			return nil, fmt.Errorf("target %s, query %q: unseen mass of %d slots, want %d", name, c.Name(q), len(unseen[q]), lx)
+		}
 		for j := range lx {
 			sum := 0.0
+			if unseen != nil {
+				sum = unseen[q][j]
+				if !(sum >= 0 && sum <= 1) {
+					return nil, fmt.Errorf("target %s, query %q: unseen mass %g not a probability", name, c.Name(q), sum)
+				}
+			}
 			for _, p := range m[j*mx : (j+1)*mx] {
 				if !(p >= 0 && p <= 1) {
 					return nil, fmt.Errorf("target %s, query %q: marginal %g not a probability", name, c.Name(q), p)
@@ -165,7 +225,16 @@ func NewStochasticTarget(name string, c *impute.Candidates, slots int, marginals
 			}
 		}
 	}
-	return &Target{name: name, slots: slots, marg: marginals, prob: prob}, nil
+	t := &Target{name: name, slots: slots, marg: marginals, prob: prob}
+	if unseen != nil {
+		t.unseen = make([]float64, len(unseen))
+		for q, u := range unseen {
+			for _, x := range u {
+				t.unseen[q] += x
+			}
+		}
+	}
+	return t, nil
 }
 
 // loggingTarget returns the stochastic target that draws slates like the

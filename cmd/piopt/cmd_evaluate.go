@@ -12,7 +12,7 @@ import (
 
 func evaluateCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log's queries and documents refer to"},
+		&cli.StringFlag{Name: "data", Usage: "LETOR `FILE` the log's queries and documents refer to (needed only by targets and estimators that read features or labels)"},
 		&cli.StringFlag{Name: "logs", Required: true, Usage: "slate log `FILE` (piopt-log v1; gzip allowed)"},
 		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
 		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "the log's header"},
@@ -35,7 +35,10 @@ func evaluateCommand() *cli.Command {
 of slates drawn by another policy, each with one page-level reward. The target
 policy shows its top L candidates (--target: feature:K, model:PATH — a PI-OPT
 model builds its slot-action slates —, tree:SUBSET or lasso:SUBSET fitted to the
-labels). The logging policy, its rank source, the candidates and the slots come
+labels), or is given as data: a TREC run (--target run:FILE), a policy per
+context (--target-policy FILE) or scores (--target-scores FILE); see
+docs/formats.md. A log with a policy file needs no --data for these targets
+and for pi, wpi, ips and wips. The logging policy, its rank source, the candidates and the slots come
 from the log's header (flags must agree with it), or, for a log from your own
 logger, from the policy file its header names (policy=, or --policy FILE): a
 logging policy per context QID or QID@TAG, whose candidates the target ranks.
@@ -66,7 +69,7 @@ model of the others (its size chosen by early stopping on a held-out fifth);
 
 The log is streamed: memory does not grow with it, except for the part DM
 trains on and, for dr and wdr, 12 + 4·L bytes per impression.`,
-		Flags:  append(append(append(flags, opeFlags()...), dataFlags()...), conventionFlags()...),
+		Flags:  append(append(append(flags, targetFlags(opeFlags())...), dataFlags()...), conventionFlags()...),
 		Action: runEvaluate,
 	}
 }
@@ -107,7 +110,11 @@ func evaluateConfig(c *cli.Context) (pipeline.EvaluateConfig, error) {
 	if err := setupFlags(c).Check(); err != nil {
 		return cfg, err
 	}
-	cfg = pipeline.EvaluateConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Target: c.String("target"),
+	target, err := targetSpec(c)
+	if err != nil {
+		return cfg, err
+	}
+	cfg = pipeline.EvaluateConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Target: target, EstimatorsDefault: !c.IsSet("estimators"),
 		Slate: method, PolicyData: c.String("policy-data"), Options: opt, DMShare: c.Float64("dm-train"), DM: dmOptions(c),
 		Baseline: c.String("baseline"), BaselineFolds: c.Int("baseline-folds"), Stated: statedConventions(c),
 		Seed: c.Uint64("seed"), Threads: c.Int("threads"), JSON: c.String("json"), Command: commandLine(), Progress: os.Stderr}

@@ -18,7 +18,7 @@ func imputeCommand() *cli.Command {
 		&cli.StringFlag{Name: "metric", Value: "ndcg", Usage: "with --samples: reward `METRIC`, ndcg or err at k = L"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "with --samples: random `SEED`"},
 		&cli.IntFlag{Name: "slots", Usage: "slate length `L`", DefaultText: "with --logs: the log's header"},
-		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that made the log: uniform, pa:ALPHA, eps:E,POLICY (default with --logs: the log's header)"},
+		&cli.StringFlag{Name: "logging", Usage: "logging policy `SPEC` that made the log: uniform, pa:ALPHA, pl:TAU, eps:E,POLICY; slates only in a policy file (default with --logs: the log's header)"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of the logging policy (default with --logs: the log's header)"},
 		&cli.IntFlag{Name: "candidates", Usage: "candidate limit `M` of the logging policy", DefaultText: "with --logs: the log's header"},
 		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage + " (default with --logs: the log's header)"},
@@ -35,8 +35,11 @@ query x it keeps S_x(j,a) = Σ r·1{s_j = a} and n_x, and writes the targets
    qid<TAB>doc<TAB>slot<TAB>target<TAB>weight
 
 after a header line "# piopt-targets v1 key=value ...". Γ† is the paper's closed
-form for uniform logging and an exact structured pseudoinverse for pa and eps
-mixtures. Rows weigh 1/(L·m) (every query 1 in total) or, with --per-sample, n_x.
+form for uniform logging and a structured pseudoinverse of the exact Γ
+otherwise: Γ in closed form for uniform, by an exact dynamic programme for
+pa and eps mixtures, by quadrature for Plackett–Luce (pl:TAU; exact to a
+stated error bound), by summation over the listed slates for an explicit
+slates distribution. Rows weigh 1/(L·m) (every query 1 in total) or, with --per-sample, n_x.
 
 A log from your own logger names a policy file (header policy=, or --policy):
 the logging policy of every context QID or QID@TAG (uniform, pa:ALPHA,

@@ -13,10 +13,10 @@ import (
 
 func selectCommand() *cli.Command {
 	flags := []cli.Flag{
-		&cli.StringFlag{Name: "data", Required: true, Usage: "LETOR `FILE` the log's queries and documents refer to (its labels are not used)"},
+		&cli.StringFlag{Name: "data", Usage: "LETOR `FILE` the log's queries and documents refer to (its labels are not used; needed only by rankers that read features)"},
 		&cli.StringFlag{Name: "logs", Required: true, Usage: "slate log `FILE` (piopt-log v1; gzip allowed)"},
 		&cli.StringFlag{Name: "policy", Usage: "policy `FILE` giving the logging policy of every context (default: the log header's policy=, relative to the log's folder)"},
-		&cli.StringFlag{Name: "models", Required: true, Usage: "comma-separated `LIST` of the rankers to rank: a model file PATH (= model:PATH), or any --target spelling of evaluate (model:PATH, feature:K, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), each optionally NAME=SPEC to name it"},
+		&cli.StringFlag{Name: "models", Required: true, Usage: "comma-separated `LIST` of the rankers to rank: a model file PATH (= model:PATH), or any --target spelling of evaluate (model:PATH, feature:K, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1], run:FILE), policy:FILE (a target policy file) or scores:FILE (a target scores file), each optionally NAME=SPEC to name it"},
 		&cli.StringFlag{Name: "estimator", Value: ope.WPI, Usage: "`ESTIMATOR` the models are ranked by: pi, wpi, ips or wips"},
 		&cli.StringFlag{Name: "interval", Value: selection.IntervalBernstein, Usage: "`KIND` of interval shown and compared with the best model's: bernstein (the paper's Theorem 1), empirical-bernstein or bootstrap"},
 		&cli.Float64Flag{Name: "delta", Value: 0.05, Usage: "every interval holds with probability ≥ 1 − `DELTA`"},

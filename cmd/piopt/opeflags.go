@@ -31,6 +31,38 @@ func opeFlags() []cli.Flag {
 	}
 }
 
+// targetFlags are evaluate's flags: the shared ones, whose --target is
+// one of three ways to give the target, and the two others.
+func targetFlags(shared []cli.Flag) []cli.Flag {
+	out := make([]cli.Flag, 0, len(shared)+2)
+	for _, f := range shared {
+		if f.Names()[0] == "target" {
+			f = &cli.StringFlag{Name: "target", Usage: "target policy `SPEC`: its top L candidates (feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1]), or a TREC run's ranking (run:FILE); or give --target-policy or --target-scores"}
+			out = append(out, f,
+				&cli.StringFlag{Name: "target-policy", Usage: "target policy per context from a policy `FILE` (the logging policy file's format, plus rank · d1,d2,…; a QID line serves every QID@TAG without one)"},
+				&cli.StringFlag{Name: "target-scores", Usage: "target from a scores `FILE` of context·doc·score lines: each context's top L candidates by score, ties by document id"})
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// targetSpec reads the target from --target, --target-policy or
+// --target-scores: exactly one of them.
+func targetSpec(c *cli.Context) (string, error) {
+	var given []string
+	for _, f := range []struct{ flag, prefix string }{{"target", ""}, {"target-policy", policy.PolicyTargetKind + ":"}, {"target-scores", policy.ScoresTargetKind + ":"}} {
+		if v := c.String(f.flag); v != "" {
+			given = append(given, f.prefix+v)
+		}
+	}
+	if len(given) != 1 {
+		return "", fmt.Errorf("give one target: --target SPEC, --target-policy FILE or --target-scores FILE (a target is %s)", policy.TargetKinds)
+	}
+	return given[0], nil
+}
+
 // checkOPEFlags checks the DM flags evaluate and evaluate-sweep share,
 // before any work: XGBoost would refuse them only after the log is read.
 // (--threads is checked for every command by checkBeforeWork.)

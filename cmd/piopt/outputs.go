@@ -17,7 +17,7 @@ import (
 var (
 	inputFlags = []string{"data", "logs", "model", "sup-model", "targets", "valid-data",
 		"valid-targets", "query-file", "policy-data", "policy", "folds", "target", "rank-by",
-		"candidates-by", "models", "baseline"}
+		"candidates-by", "models", "baseline", "target-policy", "target-scores"}
 	outputFlags = []string{"out", "json", "html", "per-query", "policy-out"}
 )
 
@@ -46,6 +46,8 @@ func checkOutputs(c *cli.Context) error {
 		switch {
 		case sf.Name == "target" || sf.Name == "rank-by" || sf.Name == "candidates-by" || sf.Name == "baseline":
 			if p, ok := strings.CutPrefix(v, "model:"); ok {
+				ins = append(ins, named{sf.Name, p})
+			} else if p, ok := strings.CutPrefix(v, "run:"); ok && sf.Name == "target" {
 				ins = append(ins, named{sf.Name, p})
 			}
 		case sf.Name == "models":

@@ -153,7 +153,7 @@ func TestRealLogErrors(t *testing.T) {
 	}{
 		{"fine", policy, head + "5@x\tA,B\t1\n5@y\tC,D\t0.5\n6\tE,A\t0\n", nil, ""},
 		{"context not in policy", policy, head + "5@x\tA,B\t1\n5@z\tA,B\t1\n", nil, `l.log:3: field 1 ("5@z"): context "5@z" is not in the policy file`},
-		{"qid not in data", policy, head + "7@x\tA,B\t1\n", nil, `l.log:2: field 1 ("7@x"): qid "7" is not in`},
+		{"qid not in data", policy, head + "7@x\tA,B\t1\n", nil, `l.log:2: field 1 ("7@x"): context "7@x": qid "7" is not in`},
 		{"slate not listed", policy, head + "5@y\tA,C\t1\n", nil, `l.log:2: field 2 ("A,C"): the slate has probability 0 under context "5@y"'s policy (slates)`},
 		{"doc not a candidate", policy, head + "5@x\tA,D\t1\n", nil, `l.log:2: field 2 ("A,D"): slot 2: document D of context "5@x" is not one of its 3 candidates`},
 		{"unknown doc", policy, head + "5@x\tA,Z\t1\n", nil, `l.log:2: field 2 ("A,Z")`},

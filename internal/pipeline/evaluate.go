@@ -20,7 +20,10 @@ import (
 // EvaluateConfig is one run of piopt evaluate: a target policy's value
 // estimated from a slate log drawn by another policy.
 type EvaluateConfig struct {
-	Data string           // LETOR file the log's queries and documents refer to
+	// Data is the LETOR file the log's queries and documents refer to; ""
+	// reads none: the documents are the names the log's policy file gives,
+	// and only estimators and targets that read no feature can run.
+	Data string
 	Read data.ReadOptions // how Data (and PolicyData) is read
 	Logs string           // the slate log (piopt-log v1; gzip allowed)
 	// Setup is the logging setup as given on the command line: checked
@@ -36,8 +39,13 @@ type EvaluateConfig struct {
 	// Options are the estimators, their intervals and pi-cv's folds; the
 	// DM regressors and dr's baseline are set here.
 	Options ope.EvalOptions
-	DMShare float64          // the share of the log, its first part, DM trains on
-	DM      policy.DMOptions // DM's depth and L1 (threads and seed set here)
+	// EstimatorsDefault: Options.Estimators is the default list, whose
+	// estimators the log cannot give (onpolicy without a reward metric;
+	// without Data, those reading features) are left out with a note on
+	// Progress rather than refused.
+	EstimatorsDefault bool
+	DMShare           float64          // the share of the log, its first part, DM trains on
+	DM                policy.DMOptions // DM's depth and L1 (threads and seed set here)
 	// Baseline is dr's reward model (policy.Crossfit or model:PATH) and
 	// BaselineFolds its cross-fitting folds.
 	Baseline      string
@@ -69,8 +77,18 @@ func (r *EvaluateResult) WriteTable(w io.Writer) { r.Setup.WriteTable(w, r.Resul
 // when DM trains on a share of a log whose length its header does not
 // say), then writes JSON when asked.
 func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) {
-	ds, err := load(ctx, cfg.Data, cfg.Read, cfg.Progress)
+	ds, err := logData(ctx, cfg.Data, cfg.Read, cfg.Logs, cfg.Setup, cfg.Progress)
 	if err != nil {
+		return nil, err
+	}
+	opt := cfg.Options
+	if err := needsData(ds, "--target", []string{cfg.Target}, ope.Estimators{}); err != nil {
+		return nil, err
+	}
+	if ds.NamesOnly() && cfg.EstimatorsDefault {
+		opt.Estimators = skipFeatureEstimators(opt.Estimators, cfg.Progress)
+	}
+	if err := needsData(ds, "--target", nil, opt.Estimators); err != nil {
 		return nil, err
 	}
 	assumed := cfg.Setup.Header()
@@ -83,9 +101,13 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	metric, err := logMetric(cfg.Conventions, cfg.Stated, lr.Header(), metricName, ls.Slots, ds)
+	metric, nonAdditive, err := evaluateMetric(cfg, lr.Header(), metricName, ls.Slots, ds)
 	if err != nil {
 		return nil, err
+	}
+	if metric == nil && opt.Estimators.OnPolicy && cfg.EstimatorsDefault {
+		opt.Estimators.OnPolicy = false
+		note(cfg.Progress, "piopt: onpolicy left out: the log names no reward metric (no metric=), so the target's true value cannot be scored")
 	}
 	popt, err := PolicyOptions(ctx, cfg.PolicyData, cfg.Read, cfg.Threads, cfg.Seed, cfg.Progress)
 	if err != nil {
@@ -97,7 +119,10 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		return nil, err
 	}
 	plan := plans.Plans[0]
-	opt := cfg.Options
+	if len(opt.Estimators.DM) > 0 && cfg.EstimatorsDefault && plan.HasUnseen() {
+		opt.Estimators.DM = nil
+		note(cfg.Progress, "piopt: dm left out: the target shows documents the logging policy never shows, which DM cannot score")
+	}
 	opt.Regressors = policy.DMRegressors(policy.DMOptions{Depth: cfg.DM.Depth, L1: cfg.DM.L1, Threads: cfg.Threads, Seed: cfg.Seed})
 	if opt.Baseline, err = baseline(ctx, cfg.Baseline, cfg.BaselineFolds, opt.Estimators, plan, cfg.Threads, cfg.Seed); err != nil {
 		return nil, err
@@ -111,12 +136,12 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		return lr, err
 	}
 	res, err := plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: opt, DMShare: cfg.DMShare,
-		NonAdditive: metric != nil && metric.Kind == eval.KindERR, Open: reopen, Pass: passBar(cfg.Progress, "evaluate")})
+		NonAdditive: nonAdditive, Open: reopen, Pass: passBar(cfg.Progress, "evaluate")})
 	if err != nil {
 		return nil, err
 	}
 	out := &EvaluateResult{Setup: evaluateSetup(ds, cfg.Logs, ls, plan, res, opt.Intervals, cfg.Command), Result: res}
-	if metric != nil {
+	if metric != nil && !ds.NamesOnly() {
 		out.Setup.Metric = metric.Name()
 		cj := ranker.NewConventionsJSON(metric.Conventions)
 		out.Setup.Conventions = &cj
@@ -139,7 +164,52 @@ func evaluateSetup(ds *data.Dataset, logs string, ls policy.Setup, plan *ope.Pla
 	if ls.Policy != nil {
 		info.Policy, info.Logging, info.Queries = ls.Policy.Name, "", plan.Candidates.NumQueries()
 	}
+	if ds.NamesOnly() {
+		info.Data = ""
+	}
 	return info
+}
+
+// evaluateMetric is the log's reward metric, which scores the target's
+// true value with the dataset's labels (nil when the log names none, or
+// there are no labels), and whether it is not additive over slots (ERR).
+func evaluateMetric(cfg EvaluateConfig, h data.Header, name string, slots int, ds *data.Dataset) (*eval.Metric, bool, error) {
+	if ds.NamesOnly() {
+		_, nonAdditive, err := selectMetric(name, slots)
+		return nil, nonAdditive, err
+	}
+	metric, err := logMetric(cfg.Conventions, cfg.Stated, h, name, slots, ds)
+	return metric, metric != nil && metric.Kind == eval.KindERR, err
+}
+
+// skipFeatureEstimators leaves out of a default estimator list those that
+// read the documents' features or labels, saying so in one line on w.
+func skipFeatureEstimators(est ope.Estimators, w io.Writer) ope.Estimators {
+	var left []string
+	for _, v := range est.DM {
+		left = append(left, v.Name)
+	}
+	for _, x := range []struct {
+		on   *bool
+		name string
+	}{{&est.DR, ope.DR}, {&est.WDR, ope.WDR}, {&est.OnPolicy, ope.OnPolicy}} {
+		if *x.on {
+			left = append(left, x.name)
+			*x.on = false
+		}
+	}
+	est.DM = nil
+	if len(left) > 0 {
+		note(w, "piopt: "+strings.Join(left, ", ")+" left out: without --data there are no features or labels to read")
+	}
+	return est
+}
+
+// note writes one line to w (stderr), when there is one.
+func note(w io.Writer, line string) {
+	if w != nil {
+		fmt.Fprintln(w, line)
+	}
 }
 
 // passBar returns the progress display of one pass over a log, for

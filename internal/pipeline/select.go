@@ -18,7 +18,7 @@ import (
 // SelectConfig is one run of piopt select: rankers ranked by their
 // estimated value on one slate log, reading no label.
 type SelectConfig struct {
-	Data string           // LETOR file the log refers to (its labels are not read)
+	Data string           // LETOR file the log refers to (its labels are not read); "": none, as for Evaluate
 	Read data.ReadOptions // how Data (and PolicyData) is read
 	Logs string           // the slate log
 	// Setup is the logging setup as given on the command line: checked
@@ -69,8 +69,15 @@ func Select(ctx context.Context, cfg SelectConfig) (*selection.Selection, error)
 	if err := sc.Check(); err != nil {
 		return nil, err
 	}
-	ds, err := load(ctx, cfg.Data, cfg.Read, cfg.Progress)
+	ds, err := logData(ctx, cfg.Data, cfg.Read, cfg.Logs, cfg.Setup, cfg.Progress)
 	if err != nil {
+		return nil, err
+	}
+	specs := make([]string, len(models))
+	for i, m := range models {
+		specs[i] = m.Spec
+	}
+	if err := needsData(ds, "--models", specs, ope.Estimators{}); err != nil {
 		return nil, err
 	}
 	for _, m := range models {

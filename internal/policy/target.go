@@ -14,7 +14,17 @@ import (
 // the candidates: for a PI-OPT model (`model:PATH` of kind pi-opt) its
 // slot-action slate over the candidates (greedy or exact); for every other
 // rank source (any spelling Resolve reads) its top ℓ candidates by score.
+//
+// A target given as data (DataTarget: policy:FILE, scores:FILE, run:FILE)
+// is read from its file instead. A spelling that is none of these is
+// refused with the list of every kind.
 func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots int, method ranker.SlateMethod, opt Options) (*ope.Target, error) {
+	if kind, path, ok := DataTarget(spec); ok {
+		return dataTarget(spec, kind, path, c, slots, impute.GammaOptions{Seed: opt.Seed})
+	}
+	if _, err := Resolve(spec, Options{}); err != nil {
+		return nil, fmt.Errorf("%w; a target is %s", err, TargetKinds)
+	}
 	if path, ok := strings.CutPrefix(spec, "model:"); ok {
 		m, err := ranker.LoadModel(path)
 		if err != nil {

@@ -118,6 +118,8 @@ func parseSpec(item string, p Resolver, labelled bool) (Spec, error) {
 		}
 		e.Spec = canon
 		return e, nil
+	case "run", "policy", "scores": // targets given as data
+		return e, nil
 	case "model":
 		e.Path = arg
 	default:

@@ -597,6 +597,7 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 		first = c1
 	}
 	av := g.a[iv*C : (iv+1)*C]
+	div := biDivAccFor(d)
 	sc.a1 = resize(sc.a1, n)
 	for k, a := range col.at[c1*n : (c1+1)*n] {
 		sc.a1[k] = col.jt[k] * a * col.qs[k]
@@ -625,7 +626,7 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 			if sc.state[k] == 0 {
 				pb.rowNode(c1, k, col, sc, 1)
 			}
-			biDivAcc(sc.quot, sc.h[k*ss:(k+1)*ss], d, r[k], p[k], q[k], psi, sc.acc)
+			div(sc.quot, sc.h[k*ss:(k+1)*ss], d, r[k], p[k], q[k], psi, sc.acc)
 		}
 		out, w1 := s2[(c1*C+c2)*ss:(c1*C+c2+1)*ss], ww*av[c2]
 		for i, v := range sc.acc {

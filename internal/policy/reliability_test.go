@@ -98,7 +98,7 @@ func TestSilentWrongResults_FlagVsHeader(t *testing.T) {
 		f    Flags
 		want string
 	}{
-		{Flags{Stated: map[string]string{"discount": "1/j"}}, "header discount=1/log2(j+1) but --discount 1/j"},
+		{Flags{Stated: map[string]string{"discount": "max2"}}, "header discount=1/log2(j+1) but --discount max2"},
 		{Flags{Stated: map[string]string{"maxrel": "3"}}, "header err-maxrel=4 but --maxrel 3"},
 		{Flags{Stated: map[string]string{"empty-ndcg": "1"}}, "header empty-query-ndcg=0 but --empty-ndcg 1"},
 		{Flags{Metric: "ndcg@5", MetricSet: true}, "header slots=2 but --metric ndcg@5"},

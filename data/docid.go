@@ -204,22 +204,6 @@ func (d *Dataset) setDocIDs(ids []string) error {
 	return nil
 }
 
-// badDocID says what makes id unusable as a document's name, or "".
-func badDocID(id []byte) string {
-	switch {
-	case len(id) == 0:
-		return "empty document id"
-	case bytes.IndexByte(id, ',') >= 0:
-		return "document id contains ',', which separates the documents of a slate log's slate"
-	}
-	for _, c := range id {
-		if isSpace(c) || c == '\n' {
-			return "document id contains a space, tab or line end"
-		}
-	}
-	return ""
-}
-
 // sortQuery fills order[lo:hi] with the positions 0..hi-lo-1 of the query
 // whose documents are lo..hi-1, sorted by id. dup reports two documents with
 // the same id: the first position that repeats an earlier one (b) and the

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bytes"
 	"math"
 	"strconv"
 	"unsafe"
@@ -71,7 +70,7 @@ func scanFloat32(line []byte, p int) (float32, int, bool) {
 }
 
 func parseFloat32Slow(s []byte) (float32, bool) {
-	if len(s) == 0 || bytes.ContainsAny(s, "xX_") {
+	if !decimalSyntax(s) {
 		return 0, false
 	}
 	// ParseFloat copies s into its error, so the string may alias s.

@@ -72,6 +72,9 @@ type PolicyFile struct {
 	header  Header
 	Slots   int
 	Entries []PolicyEntry
+	// Hash is the content hash of the file's (uncompressed) bytes, as a
+	// log's header records it under PolicyHashKey.
+	Hash string
 	// target: a target policy file (ReadTargetPolicyFile), whose documents
 	// need not be the dataset's, and whose qids need not be either (their
 	// lines are counted in Unused).
@@ -111,7 +114,8 @@ func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 }
 
 func readPolicy(r io.Reader, name string, ds *Dataset, target bool) (*PolicyFile, error) {
-	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+	sum := NewContentHash()
+	lr := &lineReader{name: name, br: bufio.NewReaderSize(io.TeeReader(r, sum), 1<<20)}
 	h, err := lr.readHeader(policyMagic)
 	if err != nil {
 		return nil, err
@@ -122,8 +126,8 @@ func readPolicy(r io.Reader, name string, ds *Dataset, target bool) (*PolicyFile
 		return nil, lr.lineErr(ErrHeader, "%v", err)
 	case !ok:
 		return nil, lr.lineErr(ErrHeader, "header lacks slots=")
-	case slots < 1:
-		return nil, lr.lineErr(ErrHeader, "header slots=%d: must be ≥ 1", slots)
+	case slots < 1 || slots > MaxSlots:
+		return nil, lr.lineErr(ErrHeader, "header slots=%d: must be in 1..%d", slots, MaxSlots)
 	}
 	if err := checkHeaderData(h, ds); err != nil {
 		return nil, lr.lineErr(ErrHeader, "%v", err)
@@ -163,6 +167,7 @@ func readPolicy(r io.Reader, name string, ds *Dataset, target bool) (*PolicyFile
 	if len(pf.Entries) == 0 {
 		return nil, lr.fileErr(ErrPolicy, "no context after the header line")
 	}
+	pf.Hash = sum.Sum()
 	return pf, nil
 }
 
@@ -251,7 +256,7 @@ func (e *PolicyEntry) parseList(lr *lineReader, field []byte, ds *Dataset, named
 func (e *PolicyEntry) parseScored(lr *lineReader, field []byte, ds *Dataset, named bool) error {
 	pos := map[int32]int{}
 	for _, tok := range bytes.Split(field, []byte{','}) {
-		name, score, ok := bytes.Cut(bytes.TrimSpace(tok), []byte{':'})
+		name, score, ok := splitLast(bytes.TrimSpace(tok), ':')
 		if !ok {
 			return lr.fieldErr(3, field, ErrPolicy, "candidate %q: want DOC:SCORE", shorten(tok))
 		}
@@ -259,8 +264,8 @@ func (e *PolicyEntry) parseScored(lr *lineReader, field []byte, ds *Dataset, nam
 		if err != nil {
 			return err
 		}
-		s, err := strconv.ParseFloat(string(score), 64)
-		if err != nil || math.IsNaN(s) || math.IsInf(s, 0) {
+		s, ok := parseFinite(score)
+		if !ok {
 			return lr.fieldErr(3, field, ErrNumber, "score %q of candidate %q is not a finite number", shorten(score), shorten(name))
 		}
 		pos[d] = len(e.Docs)
@@ -279,12 +284,12 @@ func (e *PolicyEntry) parseSlates(lr *lineReader, field []byte, ds *Dataset, slo
 	var list []slate
 	total := 0.0
 	for k, tok := range bytes.Split(field, []byte{','}) {
-		docs, prob, ok := bytes.Cut(bytes.TrimSpace(tok), []byte{'='})
+		docs, prob, ok := splitLast(bytes.TrimSpace(tok), '=')
 		if !ok {
 			return lr.fieldErr(3, field, ErrPolicy, "slate %d: want DOC DOC ...=PROBABILITY", k+1)
 		}
-		p, err := strconv.ParseFloat(string(bytes.TrimSpace(prob)), 64)
-		if err != nil || !(p > 0 && p <= 1) {
+		p, ok := parseFinite(bytes.TrimSpace(prob))
+		if !ok || !(p > 0 && p <= 1) {
 			return lr.fieldErr(3, field, ErrNumber, "slate %d: probability %q is not in (0, 1]", k+1, shorten(prob))
 		}
 		var s slate
@@ -366,6 +371,9 @@ func WritePolicy(w io.Writer, h Header, slots int, entries []PolicyEntry, ds *Da
 			}
 		}
 		b = append(b, '\n')
+		if err := checkLineLength("policy file", b); err != nil {
+			return err
+		}
 		if _, err := bw.Write(b); err != nil {
 			return err
 		}

@@ -260,7 +260,7 @@ func readQueryFile(path string) queryFile {
 	if path == "" {
 		return queryFile{}
 	}
-	data, err := os.ReadFile(path)
+	data, err := ReadFileCapped(path, MaxQueryFileBytes, "--query-file")
 	return queryFile{path, data, err}
 }
 

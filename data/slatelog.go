@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"sort"
@@ -46,7 +47,7 @@ type Header map[string]string
 // headerOrder is the order in which known keys are written; other keys
 // follow in lexical order, so the same header always gives the same bytes.
 var headerOrder = []string{
-	"slots", "metric", "logging", "policy", "rank-by", "candidates", "samples", "seed", "per-sample",
+	"slots", "metric", "logging", "policy", PolicyHashKey, "rank-by", "candidates", "samples", "seed", "per-sample",
 	"data", "queries", "docs", "discount", "empty-query-ndcg", "err-maxrel",
 }
 
@@ -301,8 +302,8 @@ func newLogReader(r io.Reader, name string, ds *Dataset, assumed Header) (*LogRe
 		return nil, lr.lineErr(ErrHeader, "%s", lr.lacks("logging= (a named logging policy) or policy= (a policy file)", "--logging or --policy"))
 	}
 	slots, _, err := h.Int("slots")
-	if err == nil && slots < 1 {
-		err = fmt.Errorf("header slots=%d: must be ≥ 1", slots)
+	if err == nil && (slots < 1 || slots > MaxSlots) {
+		err = fmt.Errorf("header slots=%d: must be in 1..%d", slots, MaxSlots)
 	}
 	if err != nil {
 		return nil, lr.lineErr(ErrHeader, "%v", err)
@@ -390,20 +391,26 @@ func (lr *LogReader) Close() error {
 	return err
 }
 
-// lineReader reads the lines of piopt's text files (slate logs, targets),
-// counting them for errors.
+// lineReader reads the lines of piopt's text files (slate logs, targets,
+// policy files), counting them for errors.
 type lineReader struct {
 	name string
 	br   *bufio.Reader
 	line int
+	long []byte // a line longer than br's buffer, gathered here
+	// magic and header are the file's header line, once read: a second
+	// header line further down (two files concatenated) is refused unless
+	// it repeats the first.
+	magic  string
+	header Header
 }
 
 // readLine returns the next line without its line end; io.EOF at the end.
+// Lines up to maxTextLine bytes are accepted (the longest piopt writes).
 func (lr *lineReader) readLine() ([]byte, error) {
 	line, err := lr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
-		lr.line++
-		return nil, lr.lineErr(ErrRow, "line longer than %d bytes", lr.br.Size())
+		line, err = lr.readLong(line)
 	}
 	if err == io.EOF && len(line) == 0 {
 		return nil, io.EOF
@@ -415,6 +422,23 @@ func (lr *lineReader) readLine() ([]byte, error) {
 	line = bytes.TrimSuffix(line, []byte{'\n'})
 	line = bytes.TrimSuffix(line, []byte{'\r'})
 	return line, nil
+}
+
+// readLong gathers a line longer than the buffer, whose start is part,
+// into lr.long, up to maxTextLine bytes.
+func (lr *lineReader) readLong(part []byte) ([]byte, error) {
+	lr.long = append(lr.long[:0], part...)
+	for {
+		more, err := lr.br.ReadSlice('\n')
+		lr.long = append(lr.long, more...)
+		if len(lr.long) > maxTextLine+1 {
+			lr.line++
+			return nil, lr.lineErr(ErrRow, "line longer than %d bytes", maxTextLine)
+		}
+		if err != bufio.ErrBufferFull {
+			return lr.long, err
+		}
+	}
 }
 
 // readHeader reads the first line as a `# MAGIC v1 key=value ...` header.
@@ -430,21 +454,54 @@ func (lr *lineReader) readHeader(magic string) (Header, error) {
 	if err != nil {
 		return nil, lr.lineErr(ErrHeader, "%v", err)
 	}
+	lr.magic, lr.header = magic, h
 	return h, nil
 }
 
 // nextRecord returns the next line that is neither blank nor a `#`
-// comment; io.EOF at the end.
+// comment; io.EOF at the end. A `#` line that is a header of the file's
+// kind is not a comment: it starts a second file (two files concatenated,
+// plain or as two gzip members), refused unless it repeats the first
+// header (then it is skipped).
 func (lr *lineReader) nextRecord() ([]byte, error) {
 	for {
 		line, err := lr.readLine()
 		if err != nil {
 			return nil, err
 		}
-		if t := bytes.TrimSpace(line); len(t) > 0 && t[0] != '#' {
+		t := bytes.TrimSpace(line)
+		if len(t) == 0 {
+			continue
+		}
+		if t[0] != '#' {
 			return line, nil
 		}
+		if err := lr.checkSecondHeader(t); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// checkSecondHeader refuses a `#` line t that is a header line of the
+// file's kind (its magic word follows the '#') but not the same header as
+// the first line's.
+func (lr *lineReader) checkSecondHeader(t []byte) error {
+	magic := lr.magic
+	if magic == "" {
+		magic = LogMagic // a headerless log
+	}
+	w := bytes.TrimLeft(t[1:], " \t")
+	if !bytes.HasPrefix(w, []byte(magic)) || (len(w) > len(magic) && w[len(magic)] != ' ' && w[len(magic)] != '\t') {
+		return nil
+	}
+	h, err := ParseHeader(string(t), magic)
+	if err == nil && lr.header != nil && maps.Equal(h, lr.header) {
+		return nil
+	}
+	if lr.header == nil {
+		return lr.lineErr(ErrHeader, "a `# %s` header line inside a log read without one (two logs concatenated?)", magic)
+	}
+	return lr.lineErr(ErrHeader, "a second `# %s` header line that differs from line 1's (two files concatenated?): refused, since its lines would be read under the first header", magic)
 }
 
 // splitFields cuts line at tabs into exactly len(fields) fields, whose
@@ -545,8 +602,8 @@ func (lr *LogReader) Next() (LogRecord, error) {
 		}
 	}
 	lr.slate = slate
-	r, err := strconv.ParseFloat(string(bytes.TrimSpace(lr.fields[2])), 64)
-	if err != nil || math.IsInf(r, 0) || math.IsNaN(r) {
+	r, ok := parseFinite(bytes.TrimSpace(lr.fields[2]))
+	if !ok {
 		return LogRecord{}, lr.Errorf(3, "reward is not a finite number")
 	}
 	lr.n++
@@ -636,6 +693,9 @@ func (lw *LogWriter) Write(context string, q int, slate []int32, reward float64)
 	b = strconv.AppendFloat(b, reward, 'g', -1, 64)
 	b = append(b, '\n')
 	lw.buf = b
+	if err := checkLineLength("slate log", b); err != nil {
+		return err
+	}
 	_, err := lw.w.Write(b)
 	return err
 }

@@ -186,12 +186,12 @@ func parseTargetRow(lr *lineReader, line []byte, qids map[string]int, ds *Datase
 	if !ok || slot < 1 || slot > slots {
 		return targetRow{}, fieldErr(3, ErrRow, "slot must be 1..%d (header slots=%d)", slots, slots)
 	}
-	target, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[3])), 64)
-	if err != nil || math.IsInf(target, 0) || math.IsNaN(target) {
+	target, ok := parseFinite(bytes.TrimSpace(fields[3]))
+	if !ok {
 		return targetRow{}, fieldErr(4, ErrNumber, "target is not a finite number")
 	}
-	weight, err := strconv.ParseFloat(string(bytes.TrimSpace(fields[4])), 64)
-	if err != nil || math.IsInf(weight, 0) || math.IsNaN(weight) || weight < 0 {
+	weight, ok := parseFinite(bytes.TrimSpace(fields[4]))
+	if !ok || weight < 0 {
 		return targetRow{}, fieldErr(5, ErrNumber, "weight is not a finite number ≥ 0")
 	}
 	// XGBoost trains on float32 labels and weights: larger values would

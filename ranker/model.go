@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 
 	"github.com/dmitryikh/leaves"
@@ -33,7 +32,7 @@ type Model struct {
 // LoadModel reads a model file saved by `piopt train`: XGBoost's legacy
 // binary format or its JSON format (decided by content, as XGBoost does).
 func LoadModel(path string) (*Model, error) {
-	b, err := os.ReadFile(path)
+	b, err := data.ReadFileCapped(path, data.MaxModelBytes, "--model")
 	if err != nil {
 		return nil, fmt.Errorf("model: %w", err)
 	}

@@ -74,9 +74,9 @@ func TestImputeRefusesMismatchedLog(t *testing.T) {
 		{[]string{"--candidates", "5"}, "header candidates=0 but --candidates 5"},
 		{[]string{"--metric", "err"}, "header metric=ndcg@2 but --metric err"},
 		{[]string{"--samples", "10"}, "not both"},
-		{[]string{"--maxrel", "9"}, "--maxrel 9: " + log + "'s rewards were scored with err-maxrel="},
-		{[]string{"--discount", "max2"}, "--discount max2: " + log + "'s rewards were scored with discount=1/log2(j+1)"},
-		{[]string{"--empty-ndcg", "1"}, "--empty-ndcg 1: " + log + "'s rewards were scored with empty-query-ndcg=0"},
+		{[]string{"--maxrel", "9"}, log + ":1: bad header: header err-maxrel=2 but --maxrel 9"},
+		{[]string{"--discount", "max2"}, log + ":1: bad header: header discount=1/log2(j+1) but --discount max2"},
+		{[]string{"--empty-ndcg", "1"}, log + ":1: bad header: header empty-query-ndcg=0 but --empty-ndcg 1"},
 	} {
 		err := runPiopt(t, append(append([]string{"impute", "--logs", log, "--out", out}, common...), tc.args...)...)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

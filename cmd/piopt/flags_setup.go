@@ -14,5 +14,21 @@ func setupFlags(c *cli.Context) policy.Flags {
 		Metric: c.String("metric"), Policy: c.String("policy"),
 		SlotsSet: c.IsSet("slots"), LoggingSet: c.IsSet("logging"), RankBySet: c.IsSet("rank-by"),
 		CandidatesSet: c.IsSet("candidates"), CandidatesBySet: c.IsSet("candidates-by"), MetricSet: c.IsSet("metric"),
+		Stated: statedFlags(c),
 	}
+}
+
+// statedFlags are the metric-convention flags given explicitly, which
+// ReadSetup checks against a log's header.
+func statedFlags(c *cli.Context) map[string]string {
+	var out map[string]string
+	for f := range policy.StatedKeys {
+		if c.IsSet(f) {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[f] = c.String(f)
+		}
+	}
+	return out
 }

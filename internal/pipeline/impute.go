@@ -168,25 +168,20 @@ func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*imp
 }
 
 // checkStated refuses a metric-convention flag given with a log that the
-// log's header contradicts or does not state: the rewards were scored by
-// the logger, so such a flag could only be ignored.
+// log's header contradicts (policy.CheckStated, the rule every command
+// reading a log applies) or does not state: the rewards were scored by the
+// logger, so such a flag could only be ignored.
 func checkStated(stated []StatedFlag, path string, h data.Header) error {
-	keys := map[string]string{"discount": "discount", "empty-ndcg": "empty-query-ndcg", "maxrel": "err-maxrel"}
+	byFlag := make(map[string]string, len(stated))
 	for _, s := range stated {
-		key := keys[s.Flag]
-		flag, have := s.Value, h[key]
-		if s.Flag == "discount" {
-			d, err := eval.ParseDiscount(flag)
-			if err != nil {
-				return err
-			}
-			flag = d.String()
-		}
-		switch {
-		case have == "":
+		byFlag[s.Flag] = s.Value
+	}
+	if err := policy.CheckStated(path, h, byFlag); err != nil {
+		return err
+	}
+	for _, s := range stated {
+		if key := policy.StatedKeys[s.Flag]; h[key] == "" {
 			return fmt.Errorf("--%s %s: %s's header has no %s=; its rewards were scored by the logger, so --%s would have no effect", s.Flag, s.Value, path, key, s.Flag)
-		case have != flag:
-			return fmt.Errorf("--%s %s: %s's rewards were scored with %s=%s", s.Flag, s.Value, path, key, have)
 		}
 	}
 	return nil

@@ -83,7 +83,7 @@ func TestCheckStated(t *testing.T) {
 	if err := checkStated([]StatedFlag{{"discount", "log2"}, {"maxrel", "2"}}, "x.log", h); err != nil {
 		t.Errorf("stated as in the header: %v", err)
 	}
-	if err := checkStated([]StatedFlag{{"maxrel", "3"}}, "x.log", h); err == nil || !strings.Contains(err.Error(), "scored with err-maxrel=2") {
+	if err := checkStated([]StatedFlag{{"maxrel", "3"}}, "x.log", h); err == nil || !strings.Contains(err.Error(), "header err-maxrel=2 but --maxrel 3") {
 		t.Errorf("contradicted: %v", err)
 	}
 	if err := checkStated([]StatedFlag{{"empty-ndcg", "1"}}, "x.log", h); err == nil || !strings.Contains(err.Error(), "has no empty-query-ndcg=") {

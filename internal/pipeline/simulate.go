@@ -77,13 +77,18 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (*SimulateResult, error) 
 	}
 	header := spec.header(ds)
 	if po := cfg.PolicyOut; po != "" {
-		header["policy"] = filepath.Base(po)
+		// The log's header names the policy file and its content hash, so
+		// that a log and a policy file that do not belong together (a re-run
+		// stopped half-way) are refused when read.
+		sum := data.NewContentHash()
 		err := atomicfile.WriteWith(po, func(w io.Writer) error {
-			return data.WritePolicy(w, data.Header{}, spec.Setup.Slots, spec.Setup.PolicyEntries(sim.Candidates, gammas), ds)
+			return data.WritePolicy(io.MultiWriter(w, sum), data.Header{}, spec.Setup.Slots, spec.Setup.PolicyEntries(sim.Candidates, gammas), ds)
 		})
 		if err != nil {
 			return nil, err
 		}
+		header["policy"] = filepath.Base(po)
+		header[data.PolicyHashKey] = sum.Sum()
 	}
 	sum, err := writeLog(ctx, cfg, ds, sim, header)
 	if err != nil {

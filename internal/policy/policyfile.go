@@ -45,6 +45,9 @@ func readPolicySetup(lr *data.LogReader, f Flags, s Setup, metric string) (Setup
 		return Setup{}, "", &data.ParseError{File: pf.Name, Line: 1, Err: data.Errorf(data.ErrHeader, "slots=%d but the log %s has slots=%d",
 			pf.Slots, lr.Name(), s.Slots)}
 	}
+	if err := checkPolicyPair(lr, pf); err != nil {
+		return Setup{}, "", err
+	}
 	s.Policy, s.RankBy, s.CandidatesBy = pf, "", ""
 	lr.SetContexts()
 	return s, metric, nil

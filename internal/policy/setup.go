@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
@@ -57,6 +58,10 @@ type Flags struct {
 	CandidatesBy string // rank source choosing the top Candidates documents
 	Metric       string // reward metric, ndcg or err (ReadSetup only)
 	Policy       string // policy file (ReadSetup only)
+	// Stated are the metric-convention flags given explicitly (discount,
+	// empty-ndcg, maxrel), by flag name, as given (ReadSetup only): one
+	// the header contradicts is refused.
+	Stated map[string]string
 
 	SlotsSet, LoggingSet, RankBySet, CandidatesSet, CandidatesBySet, MetricSet bool
 }
@@ -148,10 +153,7 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	hdrErr := func(err error) error {
 		return &data.ParseError{File: lr.Name(), Line: 1, Err: fmt.Errorf("%w: %v", data.ErrHeader, err)}
 	}
-	mismatch := func(key, have, flag string) error {
-		return &data.ParseError{File: lr.Name(), Line: 1,
-			Err: fmt.Errorf("%w: header %s=%s but --%s %s", data.ErrHeader, key, have, key, flag)}
-	}
+	mismatch := func(key, have, flag string) error { return Conflict(lr.Name(), key, have, key, flag) }
 	s := Setup{Slots: lr.Slots(), RankBy: h["rank-by"], CandidatesBy: h["candidates-by"], fromLog: lr.Name()}
 	metric := h["metric"]
 	if f.SlotsSet && f.Slots != s.Slots {
@@ -159,6 +161,12 @@ func ReadSetup(lr *data.LogReader, f Flags) (Setup, string, error) {
 	}
 	if err := checkSlots(s.Slots); err != nil {
 		return Setup{}, "", hdrErr(fmt.Errorf("--%w", err))
+	}
+	if err := f.checkMetricCutoff(lr.Name(), h, s.Slots); err != nil {
+		return Setup{}, "", err
+	}
+	if err := CheckStated(lr.Name(), h, f.Stated); err != nil {
+		return Setup{}, "", err
 	}
 	if f.Policy != "" || h["policy"] != "" {
 		m, err := f.metric(metric, s.Slots)
@@ -382,4 +390,99 @@ func (f Flags) Header() data.Header {
 		h["candidates-by"] = canonical(f.CandidatesBy)
 	}
 	return h
+}
+
+// Conflict is the error of a flag that disagrees with what a log's header
+// says about the log: the one rule for every flag a header also states
+// (slots, logging, rank-by, candidates, candidates-by, metric and the
+// metric conventions), naming the header key and the flag with both
+// values.
+func Conflict(log, key, have, flag, given string) error {
+	return &data.ParseError{File: log, Line: 1,
+		Err: fmt.Errorf("%w: header %s=%s but --%s %s", data.ErrHeader, key, have, flag, given)}
+}
+
+// StatedKeys maps each metric-convention flag to the log header key that
+// records it.
+var StatedKeys = map[string]string{"discount": "discount", "empty-ndcg": "empty-query-ndcg", "maxrel": "err-maxrel"}
+
+// CheckStated refuses a metric-convention flag (stated: flag name → value
+// as given) that the header h of the log named log contradicts: its
+// rewards were scored under the header's conventions, so a flag that
+// differs would silently mix two conventions. A flag the header does not
+// state is left to the caller.
+func CheckStated(log string, h data.Header, stated map[string]string) error {
+	for _, flag := range []string{"discount", "empty-ndcg", "maxrel"} {
+		given, ok := stated[flag]
+		key := StatedKeys[flag]
+		have := h[key]
+		if !ok || have == "" {
+			continue
+		}
+		if !sameConvention(flag, given, have) {
+			return Conflict(log, key, have, flag, given)
+		}
+	}
+	return nil
+}
+
+// sameConvention compares a convention flag's value with the header's, in
+// their canonical spellings (a discount by its name, numbers by value).
+func sameConvention(flag, given, have string) bool {
+	if flag == "discount" {
+		a, err1 := eval.ParseDiscount(given)
+		b, err2 := eval.ParseDiscount(have)
+		return err1 == nil && err2 == nil && a.String() == b.String()
+	}
+	a, err1 := strconv.Atoi(given)
+	b, err2 := strconv.Atoi(have)
+	if err1 != nil || err2 != nil {
+		return given == have
+	}
+	return a == b
+}
+
+// checkMetricCutoff refuses a metric whose cut-off (ndcg@K) is not the
+// log's slot count, from the header's metric= or --metric: the metric is
+// always computed at k = slots, so any other K would be silently ignored.
+func (f Flags) checkMetricCutoff(log string, h data.Header, slots int) error {
+	check := func(m string) bool {
+		_, k, ok := strings.Cut(m, "@")
+		return !ok || k == strconv.Itoa(slots)
+	}
+	if m := h["metric"]; !check(m) {
+		return &data.ParseError{File: log, Line: 1,
+			Err: fmt.Errorf("%w: header metric=%s but slots=%d: the metric's cut-off must be the slot count", data.ErrHeader, m, slots)}
+	}
+	if f.MetricSet && !check(f.Metric) {
+		return Conflict(log, "slots", h["slots"], "metric", f.Metric)
+	}
+	return nil
+}
+
+// checkPolicyPair refuses a policy file pf read for the log lr that does
+// not belong to it: the header's policy-sha256= (written by simulate
+// --policy-out) must be pf's content hash, and the header's logging=, when
+// given beside a policy file, must be the logging policy every context of
+// pf gives (what simulate --policy-out writes).
+func checkPolicyPair(lr *data.LogReader, pf *data.PolicyFile) error {
+	h := lr.Header()
+	if want, ok := h[data.PolicyHashKey]; ok && want != pf.Hash {
+		return &data.ParseError{File: lr.Name(), Line: 1, Err: data.Errorf(data.ErrHeader,
+			"header %s=%s but the policy file %s has content hash %s: the log and the policy file do not belong together", data.PolicyHashKey, want, pf.Name, pf.Hash)}
+	}
+	named, ok := h["logging"]
+	if !ok {
+		return nil
+	}
+	lg, err := impute.ParseLogging(named)
+	for _, e := range pf.Entries {
+		elg, eerr := impute.ParseLogging(e.Spec)
+		if err != nil || eerr != nil || elg != lg {
+			return &data.ParseError{File: lr.Name(), Line: 1, Err: data.Errorf(data.ErrHeader,
+				"header logging=%s but the policy file %s gives %s (line %d, context %s): a log's logging= beside a policy file must be the policy every context of the file gives",
+				named, pf.Name, e.Spec, e.Line, e.Context)}
+		}
+	}
+	return nil
 }

@@ -156,14 +156,18 @@ func TestReadSetupChecksFlags(t *testing.T) {
 		}
 	}
 	for bad, want := range map[string]string{
-		"# piopt-log v1 slots=2 logging=pa:1\n":                     "logging pa:1 ranks documents but the header has no rank-by=",
-		"# piopt-log v1 slots=2 logging=zipf\n":                     "bad header",
-		"# piopt-log v1 slots=2 logging=uniform candidates=-1\n":    "candidates -1: must be ≥ 0",
-		"# piopt-log v1 slots=2 logging=uniform candidates=x\n":     "bad header",
-		"# piopt-log v1 slots=99999 logging=uniform candidates=0\n": "--slots 99999: must be in 1..",
+		"# piopt-log v1 slots=2 logging=pa:1\n":                  "logging pa:1 ranks documents but the header has no rank-by=",
+		"# piopt-log v1 slots=2 logging=zipf\n":                  "bad header",
+		"# piopt-log v1 slots=2 logging=uniform candidates=-1\n": "candidates -1: must be ≥ 0",
+		"# piopt-log v1 slots=2 logging=uniform candidates=x\n":  "bad header",
 	} {
 		if _, _, err := ReadSetup(open(bad), Flags{}); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: error %v, want %q", bad, err, want)
 		}
+	}
+	// A slot count out of range is refused by the reader, before it is used.
+	if _, err := data.NewLogReader(strings.NewReader("# piopt-log v1 slots=99999 logging=uniform candidates=0\n"), "x.log", ds); err == nil ||
+		!strings.Contains(err.Error(), "slots=99999: must be in 1..255") {
+		t.Errorf("slots=99999: error %v", err)
 	}
 }

@@ -10,11 +10,17 @@ PKGS    := ./...
 all: build
 
 # deps installs what a bare Debian/Ubuntu machine with Go lacks: XGBoost's C
-# library and headers for training (cgo). Nothing else is needed.
+# library and headers for training (cgo), and Debian's python3-xgboost for
+# XGBoost's tracker (train --workers, docs/distributed.md). Nothing else is
+# needed.
 deps:
 	@if [ ! -f /usr/include/xgboost/c_api.h ]; then \
 		echo "installing libxgboost-dev (XGBoost C API, needed for training)"; \
 		$(SUDO) apt-get update -q && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -q libxgboost-dev; \
+	fi
+	@if ! /usr/bin/python3 -c 'import xgboost.tracker' 2>/dev/null; then \
+		echo "installing python3-xgboost (XGBoost's tracker, for distributed training)"; \
+		$(SUDO) apt-get update -q && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-xgboost; \
 	fi
 	@command -v gcc >/dev/null || { $(SUDO) apt-get update -q && $(SUDO) DEBIAN_FRONTEND=noninteractive apt-get install -y -q gcc; }
 

@@ -90,7 +90,12 @@ func checkMatrix(name string, m *features.Matrix) error {
 
 // weightedMean is the mean label, weighted as the objective weighs rows.
 func weightedMean(m *features.Matrix) float64 {
-	var s, w float64
+	s, w := weightedSums(m)
+	return meanOf(s, w)
+}
+
+// weightedSums are the sums of weight × label and of weights.
+func weightedSums(m *features.Matrix) (s, w float64) {
 	for i, y := range m.Labels {
 		wi := 1.0
 		if m.Weights != nil {
@@ -99,6 +104,11 @@ func weightedMean(m *features.Matrix) float64 {
 		s += wi * float64(y)
 		w += wi
 	}
+	return s, w
+}
+
+// meanOf is s/w rounded to float32 (0 when w is 0).
+func meanOf(s, w float64) float64 {
 	if w == 0 {
 		return 0
 	}
@@ -127,10 +137,20 @@ func Train(ctx context.Context, train, valid *features.Matrix, p Params, progres
 // the model builds on the validation queries (value, made from the targets
 // of valid's rows), never by labels. The model's Metric is value.Name().
 func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
-	if err := checkInputs(train, valid, p); err != nil {
+	return TrainJob(ctx, nil, train, valid, value, p, progress)
+}
+
+// TrainJob is TrainSelect as one worker of a distributed job (job nil:
+// alone). train is this worker's share of the training rows; only the
+// job's Root passes valid (and value), and every worker passes the same
+// p. Every worker returns the same model: XGBoost sums the gradient
+// histograms of all workers each round, and Root's validation decides the
+// best round and early stopping for all (see Job).
+func TrainJob(ctx context.Context, job *Job, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
+	if err := checkInputs(train, valid, p, job.validated(valid)); err != nil {
 		return nil, err
 	}
-	if (p.SelectBy == SelectValue) != (value != nil) {
+	if (p.SelectBy == SelectValue) != (value != nil || (job.remote() && p.SelectBy == SelectValue)) {
 		return nil, fmt.Errorf("--select-by %s: needs validation targets to estimate slate values from, and only then", SelectValue)
 	}
 	p.Threads = p.threads()
@@ -146,9 +166,11 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 	if err != nil {
 		return nil, err
 	}
+	vr := job.validator(val, p.SelectBy == SelectValue)
+	maximize = maximize || (job.remote() && p.SelectBy == SelectValue)
 
 	start := time.Now()
-	dtrain, err := quantileMatrix(train, p)
+	dtrain, err := quantileMatrix(train, p, job.comm())
 	if err != nil {
 		return nil, err
 	}
@@ -157,11 +179,11 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 	if value != nil {
 		m.Metric = value.name
 	}
-	baseScore, err := p.baseScore(train)
+	baseScore, err := job.baseScore(p, train)
 	if err != nil {
 		return nil, err
 	}
-	bst, err := xgboost.NewBooster(p.xgbParams(baseScore, met.xgboostName()), dtrain)
+	bst, err := job.newBooster(p.xgbParams(baseScore, met.xgboostName()), dtrain)
 	if err != nil {
 		return nil, err
 	}
@@ -174,7 +196,7 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 	m.Timing.Matrix = time.Since(start)
 
 	start = time.Now()
-	if err := m.boost(ctx, bst, dtrain, val, maximize, start, progress); err != nil {
+	if err := m.boost(ctx, bst, dtrain, vr, p.SelectBy == SelectValue, maximize, start, progress); err != nil {
 		return nil, err
 	}
 	m.Trained = len(m.History)
@@ -190,7 +212,7 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 		bst = s
 		m.Rounds = m.BestIteration + 1
 	}
-	if val == nil {
+	if vr == nil {
 		m.BestIteration = m.Rounds - 1
 	}
 	m.Timing.Boost = time.Since(start)
@@ -217,8 +239,8 @@ func selection(met metric, value *SlateValue, valid *features.Matrix, threads in
 
 // quantileMatrix hands the training rows to XGBoost as a quantile matrix,
 // the leanest and fastest to train on (see trainer/xgboost's benchmarks).
-func quantileMatrix(train *features.Matrix, p Params) (*xgboost.DMatrix, error) {
-	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.Threads, MaxBin: p.MaxBin}
+func quantileMatrix(train *features.Matrix, p Params, comm *xgboost.Communicator) (*xgboost.DMatrix, error) {
+	opt := xgboost.MatrixOptions{Build: xgboost.BuildQuantile, Threads: p.Threads, MaxBin: p.MaxBin, Comm: comm}
 	d, err := newDMatrix(dense(train), opt)
 	if err != nil {
 		return nil, fmt.Errorf("training matrix: %w", err)
@@ -241,7 +263,7 @@ func newDMatrix(d xgboost.Dense, opt xgboost.MatrixOptions) (*xgboost.DMatrix, e
 }
 
 // checkInputs refuses parameters and matrices Train cannot use together.
-func checkInputs(train, valid *features.Matrix, p Params) error {
+func checkInputs(train, valid *features.Matrix, p Params, validated bool) error {
 	if err := p.Validate(); err != nil {
 		return err
 	}
@@ -265,7 +287,7 @@ func checkInputs(train, valid *features.Matrix, p Params) error {
 			return fmt.Errorf("validation matrix is for a %s model with %d slots, training matrix for %s with %d",
 				valid.Meta.Kind, valid.Meta.Slots, train.Meta.Kind, train.Meta.Slots)
 		}
-	} else if p.EarlyStopping > 0 {
+	} else if p.EarlyStopping > 0 && !validated {
 		return fmt.Errorf("--early-stopping needs a validation set")
 	}
 	rank := p.objective() == ObjectiveRankNDCG
@@ -279,8 +301,8 @@ func checkInputs(train, valid *features.Matrix, p Params) error {
 // boost runs the boosting rounds, recording each in m.History and the best
 // validation round in m.BestIteration and m.BestScore, until p.Trees rounds
 // or early stopping. start times Round.elapsed.
-func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val *validation,
-	maximize bool, start time.Time, progress func(Round)) error {
+func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val validator,
+	byValue, maximize bool, start time.Time, progress func(Round)) error {
 	p := m.params
 	better := func(a, b float64) bool { return a < b }
 	if maximize {
@@ -290,7 +312,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 	// Selecting by value, the first trees may only fit the targets'
 	// per-slot offsets, which leave every slate as it was; patience
 	// starts once some round has changed the estimate.
-	moved := val == nil || val.sv == nil
+	moved := val == nil || !byValue
 	for it := range p.Trees {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -50,8 +50,18 @@ The LambdaMART anchor ranks with rank:ndcg on the labels, query by query:
                --eval-metric ndcg@3 --out lambdamart.model
 
 The same seed gives the same model bytes, whatever --threads. Progress (round,
-training and validation loss, ETA) shows on a terminal.`,
-		Flags:  append(append(append(flags, trainFlags()...), selectFlags(trainer.SelectMetric, "mean")...), dataFlags()...),
+training and validation loss, ETA) shows on a terminal.
+
+A distributed training runs on XGBoost's own collective: each of N workers
+trains on its share of the queries (qid hashed), rank 0 validates and writes the
+model. On one machine (the tracker needs python3-xgboost):
+
+   piopt train --workers 4 --data Fold1/train.txt --targets train.targets --out pi.model
+
+or on N machines, with a tracker started as docs/distributed.md says:
+
+   piopt train … --tracker HOST:PORT --world N --rank I`,
+		Flags:  append(append(append(append(flags, trainFlags()...), selectFlags(trainer.SelectMetric, "mean")...), dataFlags()...), jobFlags()...),
 		Action: runTrain,
 	}
 }
@@ -61,12 +71,18 @@ func runTrain(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Job, err = jobConfig(c); err != nil {
+		return err
+	}
+	if c.IsSet("workers") {
+		return launchWorkers(c)
+	}
 	res, err := pipeline.Train(c.Context, cfg)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintln(os.Stderr, res)
-	if path := c.String("json"); path != "" {
+	if path := c.String("json"); path != "" && res.Out != "" {
 		return atomicfile.WriteJSON(path, res.JSON())
 	}
 	return nil
@@ -135,4 +151,19 @@ func trainConfig(c *cli.Context) (pipeline.TrainConfig, error) {
 		Read:         read,
 		Progress:     os.Stderr,
 	}, nil
+}
+
+// launchWorkers runs train --workers N: the tracker and N workers, each
+// this binary with the same flags as a worker of the job.
+func launchWorkers(c *cli.Context) error {
+	py, err := pipeline.FindPython(c.String("python"))
+	if err != nil {
+		return err
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("--workers: finding piopt's binary: %w", err)
+	}
+	return pipeline.Launch(c.Context, pipeline.LaunchConfig{Workers: c.Int("workers"), Python: py, Exe: exe,
+		Args: workerArgs(c), Stderr: os.Stderr})
 }

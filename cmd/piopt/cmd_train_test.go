@@ -20,9 +20,15 @@ import (
 // grades 0..2 from feature 1) and a PI-OPT targets file for it at ℓ = 3.
 func trainFixture(t *testing.T, dir, name string, seed uint64) (letor, targets string) {
 	t.Helper()
+	return trainFixtureN(t, dir, name, seed, 40)
+}
+
+// trainFixtureN is trainFixture with the given number of queries.
+func trainFixtureN(t *testing.T, dir, name string, seed uint64, queries int) (letor, targets string) {
+	t.Helper()
 	r := rand.New(rand.NewPCG(seed, 11))
 	var b strings.Builder
-	for q := range 40 {
+	for q := range queries {
 		for range 3 + r.IntN(28) {
 			x := r.Float64()
 			fmt.Fprintf(&b, "%d qid:%d", min(2, int(3*x*x+0.3*r.Float64())), 100+q)

@@ -96,6 +96,7 @@ func TestFileFlagsChecked(t *testing.T) {
 	notFiles := []string{"doc-ids", "metric", "metrics", "logging", "discount", "slate", "sup-target",
 		"select-by", "base-score", "reward-range", "preset", "estimators", "estimator", "interval",
 		"only-folds", "objective", "eval-metric", "grid",
+		"tracker", "python", // train's distributed job: an address, an interpreter to run
 		"cache-dir"} // a folder piopt only adds entries to; a bad one is said once and skipped
 	for _, cmd := range newApp().Commands {
 		for _, f := range cmd.Flags {

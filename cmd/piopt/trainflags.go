@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"math"
+	"runtime"
 
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -94,4 +96,54 @@ func selectChoices(c *cli.Context, p trainer.Params) (selectBy, baseScore string
 		baseScore = ""
 	}
 	return selectBy, baseScore, nil
+}
+
+// jobFlags are train's flags of a distributed training (docs/distributed.md).
+func jobFlags() []cli.Flag {
+	return []cli.Flag{
+		&cli.StringFlag{Name: "tracker", Usage: "join a distributed training run by XGBoost's tracker at `HOST:PORT` (python3 -m xgboost.tracker), as worker --rank of --world; rank 0 writes the model"},
+		&cli.IntFlag{Name: "world", Usage: "workers `N` of the distributed training (with --tracker)"},
+		&cli.IntFlag{Name: "rank", Usage: "this worker's rank `I` in 0..N−1 (with --tracker): it trains on the queries whose qid's FNV-1a 64 hash is I modulo N"},
+		&cli.IntFlag{Name: "workers", Usage: "train with `N` local worker processes and XGBoost's tracker on loopback (the tracker needs python3-xgboost)"},
+		&cli.StringFlag{Name: "python", Usage: "Python `INTERPRETER` with xgboost, for --workers' tracker", DefaultText: "/usr/bin/python3 or python3", EnvVars: []string{"PIOPT_PYTHON"}},
+	}
+}
+
+// launchFlags are the flags a --workers launcher does not pass on to its
+// workers.
+var launchFlags = map[string]bool{"workers": true, "python": true, "tracker": true, "world": true, "rank": true}
+
+// jobConfig reads jobFlags into the worker's job (nil: not a worker).
+func jobConfig(c *cli.Context) (*pipeline.JobConfig, error) {
+	if !c.IsSet("tracker") {
+		if c.IsSet("world") || c.IsSet("rank") {
+			return nil, fmt.Errorf("--world and --rank place a worker of a job: give --tracker HOST:PORT too")
+		}
+		return nil, nil
+	}
+	if c.IsSet("workers") {
+		return nil, fmt.Errorf("--workers starts its own tracker: drop --tracker")
+	}
+	if !c.IsSet("world") || !c.IsSet("rank") {
+		return nil, fmt.Errorf("--tracker needs --world N and --rank I")
+	}
+	return &pipeline.JobConfig{Tracker: c.String("tracker"), World: c.Int("world"), Rank: c.Int("rank")}, nil
+}
+
+// workerArgs are the arguments of a --workers launcher's worker: the
+// command and every flag given, but the launcher's own. Without --threads
+// the workers share the cores.
+func workerArgs(c *cli.Context) []string {
+	args := []string{c.Command.Name}
+	if !c.IsSet("threads") {
+		args = append(args, fmt.Sprintf("--threads=%d", max(1, runtime.NumCPU()/c.Int("workers"))))
+	}
+	for _, f := range c.Command.Flags {
+		name := f.Names()[0]
+		if launchFlags[name] || !c.IsSet(name) {
+			continue
+		}
+		args = append(args, fmt.Sprintf("--%s=%v", name, c.Value(name)))
+	}
+	return args
 }

@@ -30,6 +30,10 @@ type TrainConfig struct {
 	// Progress receives the reading and round-by-round progress bars
 	// (shown only on a terminal).
 	Progress io.Writer
+	// Job, when not nil, makes the run one worker of a distributed
+	// training: it trains on its shard of the queries, and only rank 0
+	// reads the validation files and writes the model.
+	Job *JobConfig
 }
 
 // TrainResult summarises a finished run.
@@ -49,6 +53,9 @@ type TrainResult struct {
 	Reading, Building time.Duration
 	trainer.Timing
 	History []trainer.Round // every round trained
+	// Rank and World place a worker of a distributed training (World 0:
+	// alone); Out is empty on a worker that writes no model.
+	Rank, World int
 
 	validTargets *data.Targets // PI-OPT's validation targets, for value selection
 }
@@ -56,6 +63,13 @@ type TrainResult struct {
 // String is the one-line summary piopt train prints.
 func (r *TrainResult) String() string {
 	s := fmt.Sprintf("train: %s model on %d×%d rows, %d rounds", r.Kind, r.Rows, r.Cols, r.Trained)
+	if r.World > 0 {
+		s = fmt.Sprintf("train: rank %d of %d: %s model on %d×%d rows of its queries, %d rounds", r.Rank, r.World, r.Kind, r.Rows, r.Cols, r.Trained)
+	}
+	out := r.Out
+	if out == "" {
+		out = "no model (rank 0 writes it)"
+	}
 	if r.Validated {
 		s += fmt.Sprintf(", best %d (valid %s %.6g)", r.Best+1, r.Metric, r.BestScore)
 		if r.Rounds < r.Trained {
@@ -64,7 +78,7 @@ func (r *TrainResult) String() string {
 	}
 	ms := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	return s + fmt.Sprintf(", train %s %.6g; reading %s, features %s, XGBoost matrices %s, boosting %s → %s",
-		r.trainMetric(), r.LastTrain, ms(r.Reading), ms(r.Building), ms(r.Matrix), ms(r.Boost), r.Out)
+		r.trainMetric(), r.LastTrain, ms(r.Reading), ms(r.Building), ms(r.Matrix), ms(r.Boost), out)
 }
 
 // trainMetric names the training metric: the validation one, unless the
@@ -83,6 +97,27 @@ func (r *TrainResult) trainMetric() string {
 // from XGBoost's.
 func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 	res := &TrainResult{Out: cfg.Out}
+	var job *trainer.Job
+	if cfg.Job != nil {
+		var err error
+		if job, err = joinJob(cfg.Job, cfg.ValidData != ""); err != nil {
+			return nil, fmt.Errorf("rank %d: %w", cfg.Job.Rank, err)
+		}
+		defer job.Comm.Close()
+		res.Rank, res.World = cfg.Job.Rank, cfg.Job.World
+		if !isRoot(job) {
+			res.Out, cfg.ValidData, cfg.ValidTargets = "", "", ""
+		}
+	}
+	res, err := train(ctx, cfg, job, res)
+	if err != nil && cfg.Job != nil {
+		return nil, fmt.Errorf("rank %d: %w", cfg.Job.Rank, err)
+	}
+	return res, err
+}
+
+// train is Train once the job (nil: none) is joined.
+func train(ctx context.Context, cfg TrainConfig, job *trainer.Job, res *TrainResult) (*TrainResult, error) {
 	train, valid, err := matrices(ctx, cfg, res)
 	if err != nil {
 		return nil, err
@@ -91,7 +126,7 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 	// their labels, weights and row indexes and read the datasets' features
 	// in place); trainer.Train hands that memory back before XGBoost makes
 	// its quantile matrix, which is when the process peaks.
-	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil
+	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil || (job != nil && job.Validated)
 	p := cfg.Params
 	var value *trainer.SlateValue
 	if p.SelectBy == trainer.SelectValue {
@@ -103,8 +138,8 @@ func Train(ctx context.Context, cfg TrainConfig) (*TrainResult, error) {
 		}
 		res.validTargets = nil
 	}
-	model, err := Fit(ctx, FitConfig{Train: train, Valid: valid, Value: value, Params: p, Out: cfg.Out,
-		Progress: cfg.Progress, Label: "train", Unit: "rounds", Status: roundStatus})
+	model, err := Fit(ctx, FitConfig{Train: train, Valid: valid, Value: value, Params: p, Out: res.Out,
+		Progress: cfg.Progress, Label: "train", Unit: "rounds", Status: roundStatus, Job: job})
 	if err != nil {
 		return nil, err
 	}
@@ -143,6 +178,9 @@ type FitConfig struct {
 	// BeforeSave, when not nil, is called with the model before it is
 	// saved (a record that must exist beside every saved model).
 	BeforeSave func(*trainer.Model) error
+	// Job, when not nil, trains as a worker of a distributed job; only
+	// its root saves.
+	Job *trainer.Job
 }
 
 // Fit trains a model on cfg's matrices and saves it to cfg.Out: the one
@@ -151,7 +189,7 @@ type FitConfig struct {
 func Fit(ctx context.Context, cfg FitConfig) (*trainer.Model, error) {
 	p := cfg.Params
 	bar := progress.New(cfg.Progress, cfg.Label, int64(p.Trees), cfg.Unit)
-	model, err := trainer.TrainSelect(ctx, cfg.Train, cfg.Valid, cfg.Value, p, func(r trainer.Round) {
+	model, err := trainer.TrainJob(ctx, cfg.Job, cfg.Train, cfg.Valid, cfg.Value, p, func(r trainer.Round) {
 		bar.Status(cfg.Status(r))
 		bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
 		bar.Add(1)
@@ -159,6 +197,9 @@ func Fit(ctx context.Context, cfg FitConfig) (*trainer.Model, error) {
 	bar.Done()
 	if err != nil {
 		return nil, err
+	}
+	if !isRoot(cfg.Job) {
+		return model, nil
 	}
 	if cfg.BeforeSave != nil {
 		if err := cfg.BeforeSave(model); err != nil {
@@ -176,13 +217,13 @@ func Fit(ctx context.Context, cfg FitConfig) (*trainer.Model, error) {
 // matrices reads the training (and validation) files and builds their
 // design matrices, timing both steps into res.
 func matrices(ctx context.Context, cfg TrainConfig, res *TrainResult) (train, valid *features.Matrix, err error) {
-	if train, err = matrix(ctx, cfg, cfg.Data, cfg.Targets, res, false); err != nil {
+	if train, err = matrix(ctx, cfg, cfg.Data, cfg.Targets, res, false, cfg.Job); err != nil {
 		return nil, nil, err
 	}
 	if cfg.ValidData == "" {
 		return train, nil, nil
 	}
-	if valid, err = matrix(ctx, cfg, cfg.ValidData, cfg.ValidTargets, res, cfg.Params.SelectBy == trainer.SelectValue); err != nil {
+	if valid, err = matrix(ctx, cfg, cfg.ValidData, cfg.ValidTargets, res, cfg.Params.SelectBy == trainer.SelectValue, nil); err != nil {
 		return nil, nil, err
 	}
 	if cfg.Kind == features.KindPIOPT && valid.Meta.Slots != train.Meta.Slots {
@@ -191,7 +232,9 @@ func matrices(ctx context.Context, cfg TrainConfig, res *TrainResult) (train, va
 	return train, valid, nil
 }
 
-func matrix(ctx context.Context, cfg TrainConfig, path, targets string, res *TrainResult, keepTargets bool) (*features.Matrix, error) {
+// matrix reads one file (and its targets) and builds its design matrix:
+// of the queries of job's rank only, when job is not nil.
+func matrix(ctx context.Context, cfg TrainConfig, path, targets string, res *TrainResult, keepTargets bool, job *JobConfig) (*features.Matrix, error) {
 	start := time.Now()
 	ds, err := load(ctx, path, cfg.Read, cfg.Progress)
 	if err != nil {
@@ -204,6 +247,11 @@ func matrix(ctx context.Context, cfg TrainConfig, path, targets string, res *Tra
 		}
 		if keepTargets {
 			res.validTargets = t
+		}
+	}
+	if job != nil {
+		if ds, t, err = shardQueries(ds, t, job.Rank, job.World); err != nil {
+			return nil, err
 		}
 	}
 	res.Reading += time.Since(start)

@@ -181,6 +181,9 @@ type MatrixOptions struct {
 	// MaxBin is the number of histogram bins of a quantile matrix; it must
 	// equal the booster's max_bin. 0 means XGBoost's default, 256.
 	MaxBin int
+	// Comm, when not nil, builds the matrix on the thread of a distributed
+	// job: its quantile sketch is then merged across the job's workers.
+	Comm *Communicator
 	// ref is a quantile training matrix whose bin boundaries a quantile
 	// validation matrix reuses (so both are cut alike). Optional.
 	ref *DMatrix

@@ -222,8 +222,24 @@ func newDMatrix(h C.DMatrixHandle, rows int, quantile bool) *DMatrix {
 }
 
 // NewDMatrix copies d into a new DMatrix built as opt says, with d's labels,
-// weights and groups. The caller may reuse d.Data once it returns.
+// weights and groups. The caller may reuse d.Data once it returns. With
+// opt.Comm it is built on the communicator's thread, as a worker's share
+// of a distributed training matrix: every worker of the job must build its
+// own at the same point.
 func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
+	if opt.Comm == nil {
+		return newDMatrixHere(d, opt)
+	}
+	var m *DMatrix
+	err := opt.Comm.run(func() (err error) {
+		m, err = newDMatrixHere(d, opt)
+		return err
+	})
+	return m, err
+}
+
+// newDMatrixHere is NewDMatrix on the calling goroutine.
+func newDMatrixHere(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	if err := d.Validate(); err != nil {
 		return nil, err
 	}
@@ -449,14 +465,19 @@ func (w worker) run(f func()) {
 
 // boosterState is what a Booster's cleanup needs, without the Booster.
 type boosterState struct {
-	h C.BoosterHandle
-	w worker
+	h    C.BoosterHandle
+	w    worker
+	comm *Communicator // owner of w when the booster trains in a job
 }
 
 func (s boosterState) free() C.int {
 	var rc C.int
 	s.w.run(func() { rc = C.piopt_booster_free(s.h) })
-	close(s.w)
+	if s.comm != nil {
+		s.comm.release()
+	} else {
+		close(s.w)
+	}
 	return rc
 }
 
@@ -469,22 +490,31 @@ type Booster struct {
 	cleanup runtime.Cleanup
 }
 
-// create makes a booster on a new worker thread; mk runs on that thread.
-func create(mk func(out *C.BoosterHandle) error) (*Booster, error) {
-	w := startWorker()
+// create makes a booster on the thread w (a new one when nil; comm's
+// otherwise, which the caller counted); mk runs on that thread.
+func create(w worker, comm *Communicator, mk func(out *C.BoosterHandle) error) (*Booster, error) {
+	if w == nil {
+		w = startWorker()
+	}
 	var h C.BoosterHandle
 	var err error
 	w.run(func() { err = mk(&h) })
 	if err != nil {
-		close(w)
+		if comm == nil {
+			close(w)
+		}
 		return nil, err
 	}
-	b := &Booster{s: boosterState{h: h, w: w}, maxBin: 256}
+	b := &Booster{s: boosterState{h: h, w: w, comm: comm}, maxBin: 256}
 	b.cleanup = runtime.AddCleanup(b, func(s boosterState) { s.free() }, b.s)
 	return b, nil
 }
 
-func newBooster(cache []*DMatrix) (*Booster, error) {
+func newBooster(cache []*DMatrix) (*Booster, error) { return newBoosterOn(nil, nil, cache) }
+
+// newBoosterOn makes a booster on the thread w of comm, or on a new thread
+// when w is nil.
+func newBoosterOn(w worker, comm *Communicator, cache []*DMatrix) (*Booster, error) {
 	hs := make([]C.DMatrixHandle, len(cache))
 	for i, m := range cache {
 		if m == nil || m.h == nil {
@@ -492,7 +522,7 @@ func newBooster(cache []*DMatrix) (*Booster, error) {
 		}
 		hs[i] = m.h
 	}
-	b, err := create(func(out *C.BoosterHandle) error {
+	b, err := create(w, comm, func(out *C.BoosterHandle) error {
 		// Go memory holding C pointers may be passed to C.
 		var arr *C.DMatrixHandle
 		if len(hs) > 0 {
@@ -514,13 +544,21 @@ func NewBooster(params []Param, cache ...*DMatrix) (*Booster, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, p := range params {
-		if err := b.setParam(p.Name, p.Value); err != nil {
-			b.Close()
-			return nil, err
-		}
+	if err := b.setParams(params); err != nil {
+		b.Close()
+		return nil, err
 	}
 	return b, nil
+}
+
+// setParams sets params in order.
+func (b *Booster) setParams(params []Param) error {
+	for _, p := range params {
+		if err := b.setParam(p.Name, p.Value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LoadBooster creates a booster from a saved model (any format XGBoost

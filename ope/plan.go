@@ -32,7 +32,8 @@ type Setup struct {
 // Plan holds everything the estimators need per query, computed once from
 // a Setup: the PI weight vector g_x = Γ_x† q_π(x) (so that the weight of a
 // logged slate s is g_xᵀ1_s, O(ℓ) per sample), the terms of σ² and ρ, the
-// target's slate probability under μ for IPS, and the true value.
+// target's slate probability under μ for IPS, the true value, and the
+// coverage: how much of q_π(x) the log cannot see (Coverage).
 type Plan struct {
 	Setup
 	queries []queryPlan
@@ -64,6 +65,7 @@ type queryPlan struct {
 	star   []int32   // deterministic target slate
 	invMu  float64   // 1/μ(s*|x)
 	value  float64   // metric of s* (NaN without a Scorer)
+	cov    queryCoverage
 }
 
 // Prepare computes the plan of a setup. Every logging policy of impute but
@@ -158,6 +160,11 @@ func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float6
 	for i, x := range qp.g {
 		qp.sigma2 += x * qpi[i]
 	}
+	u := 0.0
+	if t.unseen != nil {
+		u = t.unseen[q]
+	}
+	qp.cov = newQueryCoverage(g, qpi, qp.g, u, m, l)
 	if !qp.dist.FullSupport() {
 		// An explicit slate distribution: ρ's supremum is over its slates.
 		qp.wlo, qp.whi = math.Inf(1), math.Inf(-1)

@@ -105,6 +105,9 @@ type Result struct {
 	// (semi-synthetic mode, deterministic target; NaN otherwise).
 	TrueValue float64
 	Gamma     []GammaInfo
+	// GammaCount is the number of distinct Γ (Gamma lists them all but
+	// for a policy per context, see Plan.Spectra).
+	GammaCount int
 	// PerContext: the log's contexts each have their own policy (a policy
 	// file), so Queries counts contexts and Gamma distinct policies.
 	PerContext bool
@@ -146,7 +149,7 @@ func (r *Result) attachCoverage() {
 // Result computes every estimate (training DM's and dr's models if asked).
 func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	p, iv := e.plan, e.opt.Intervals
-	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: p.TrueValue, Gamma: p.Spectra(),
+	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: p.TrueValue, Gamma: p.Spectra(), GammaCount: p.GammaCount(),
 		PerContext: p.Gammas.PerContext(), Approximation: p.Gammas.Approximations()}
 	for _, c := range e.counts {
 		if c > 0 {

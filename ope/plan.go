@@ -263,22 +263,44 @@ func (p *Plan) Ratio(q int, s []int32) float64 {
 }
 
 // Spectra returns the conditioning of every Γ the plan used, ordered by
-// shape.
+// shape. A log with a policy per context has a Γ per context, applied on
+// impute's fast path without an eigendecomposition; there the spectrum of
+// only the worst of those (largest solve bound) is computed and listed,
+// with every other Γ, so a report does not undo the fast path (Coverage
+// says per context what rank Γ† kept). GammaCount counts them all.
 func (p *Plan) Spectra() []GammaInfo {
 	var out []GammaInfo
+	var worst *impute.Gamma
 	for _, g := range p.Gammas.All() {
-		sp := g.Spectrum()
-		info := GammaInfo{
-			M: g.M(), Slots: g.L(), Rank: sp.Rank, MaxEigenvalue: sp.Max,
-			MinKeptEigenvalue: sp.MinKept, MaxDroppedEigenvalue: sp.MaxDropped,
-			Condition: sp.Condition(), Exact: g.Exact(), StdErr: g.StdErr(),
+		if p.Gammas.PerContext() && g.Coverage(nil).Solver == "cholesky" {
+			if worst == nil || g.SolveBound() > worst.SolveBound() {
+				worst = g
+			}
+			continue
 		}
-		if !g.Exact() {
-			info.Method, info.ErrorBound = g.Method(), g.ErrorBound()
-		}
-		out = append(out, info)
+		out = append(out, gammaInfo(g))
+	}
+	if worst != nil {
+		out = append(out, gammaInfo(worst))
 	}
 	return out
+}
+
+// GammaCount returns the number of distinct Γ the plan used.
+func (p *Plan) GammaCount() int { return len(p.Gammas.All()) }
+
+// gammaInfo describes g, computing its spectrum if not yet known.
+func gammaInfo(g *impute.Gamma) GammaInfo {
+	sp := g.Spectrum()
+	info := GammaInfo{
+		M: g.M(), Slots: g.L(), Rank: sp.Rank, MaxEigenvalue: sp.Max,
+		MinKeptEigenvalue: sp.MinKept, MaxDroppedEigenvalue: sp.MaxDropped,
+		Condition: sp.Condition(), Exact: g.Exact(), StdErr: g.StdErr(),
+	}
+	if !g.Exact() {
+		info.Method, info.ErrorBound = g.Method(), g.ErrorBound()
+	}
+	return info
 }
 
 // GammaInfo describes one Γ: its shape and what its pseudoinverse kept.

@@ -52,8 +52,8 @@ type Estimate struct {
 	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
 	// dr and wdr only: their reward model.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
-	// PI-family estimates of a target given as data: how much of it the log
-	// cannot see.
+	// PI-family estimates (pi, wpi, pi-cv, dr, wdr): how much of the
+	// target the log cannot see (all zeros when it sees all of it).
 	Coverage *Coverage `json:"coverage,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 }

@@ -269,19 +269,20 @@ func (p *Plan) Ratio(q int, s []int32) float64 {
 // with every other Γ, so a report does not undo the fast path (Coverage
 // says per context what rank Γ† kept). GammaCount counts them all.
 func (p *Plan) Spectra() []GammaInfo {
-	var out []GammaInfo
-	var worst *impute.Gamma
-	for _, g := range p.Gammas.All() {
-		if p.Gammas.PerContext() && g.Coverage(nil).Solver == "cholesky" {
-			if worst == nil || g.SolveBound() > worst.SolveBound() {
-				worst = g
-			}
-			continue
+	all := p.Gammas.All()
+	fast := make([]bool, len(all))
+	worst := -1
+	for i, g := range all {
+		fast[i] = p.Gammas.PerContext() && g.Coverage(nil).Solver == "cholesky"
+		if fast[i] && (worst < 0 || g.SolveBound() > all[worst].SolveBound()) {
+			worst = i
 		}
-		out = append(out, gammaInfo(g))
 	}
-	if worst != nil {
-		out = append(out, gammaInfo(worst))
+	var out []GammaInfo
+	for i, g := range all {
+		if !fast[i] || i == worst {
+			out = append(out, gammaInfo(g))
+		}
 	}
 	return out
 }

@@ -44,11 +44,13 @@ type Coverage struct {
 	// below Γ's structural rank (the cut-off dropped directions; a bias
 	// only where q_π has a component there, which RangeShareMax says).
 	RankShortContexts int `json:"rank_short_contexts"`
+	// ContextsUnseen and ContextsOutsideRange count the short contexts by
+	// cause (a context may have both).
+	ContextsUnseen       int `json:"contexts_unseen"`
+	ContextsOutsideRange int `json:"contexts_outside_range"`
 	// WorstContexts are up to five short contexts, largest bias bound
 	// first.
 	WorstContexts []ContextShortfall `json:"worst_contexts"`
-
-	unseenContexts, rangeContexts int
 }
 
 // ContextShortfall is one context's coverage shortfall.
@@ -78,10 +80,10 @@ func (c *Coverage) Short() bool { return c != nil && c.ContextsShort > 0 }
 // Cause names the causes of a shortfall.
 func (c *Coverage) Cause() string {
 	var causes []string
-	if c.unseenContexts > 0 {
+	if c.ContextsUnseen > 0 {
 		causes = append(causes, "documents the logging policy never shows")
 	}
-	if c.rangeContexts > 0 {
+	if c.ContextsOutsideRange > 0 {
 		causes = append(causes, "target marginals outside the range of Γ")
 	}
 	return strings.Join(causes, " and ")
@@ -92,13 +94,13 @@ func (c *Coverage) Cause() string {
 func (c *Coverage) Warning() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "coverage short on %d of %d logged contexts (%.4g of the impressions):", c.ContextsShort, c.Contexts, c.ImpressionsShortShare)
-	if c.unseenContexts > 0 {
+	if c.ContextsUnseen > 0 {
 		fmt.Fprintf(&b, " the target puts %.4g of its slot mass (per impression) on documents the logging policy never shows (%d contexts);",
-			c.UnseenShare, c.unseenContexts)
+			c.UnseenShare, c.ContextsUnseen)
 	}
-	if c.rangeContexts > 0 {
+	if c.ContextsOutsideRange > 0 {
 		fmt.Fprintf(&b, " up to %.4g of the target's marginals lie outside the range of Γ, which Γ† cannot reach (%d contexts",
-			c.RangeShareMax, c.rangeContexts)
+			c.RangeShareMax, c.ContextsOutsideRange)
 		if c.RankShortContexts > 0 {
 			fmt.Fprintf(&b, "; on %d the eigenvalue cut-off kept a rank below Γ's structural rank", c.RankShortContexts)
 		}
@@ -269,11 +271,11 @@ func (s *coverageSums) noteContext(q int, qc *queryCoverage) {
 		c.RankShortContexts++
 	}
 	if qc.rangeShort {
-		c.rangeContexts++
+		c.ContextsOutsideRange++
 		c.RangeShareMax = max(c.RangeShareMax, qc.outside)
 	}
 	if qc.unseenShort {
-		c.unseenContexts++
+		c.ContextsUnseen++
 	}
 	if qc.short {
 		c.ContextsShort++

@@ -140,7 +140,7 @@ func (r *Result) attachCoverage() {
 			continue
 		}
 		est.Warnings = slices.DeleteFunc(est.Warnings, func(w string) bool { return strings.HasSuffix(w, drawnFromWarning) })
-		if !ips || r.Coverage.unseenContexts > 0 {
+		if !ips || r.Coverage.ContextsUnseen > 0 {
 			est.Warnings = append(est.Warnings, r.Coverage.Warning())
 		}
 	}

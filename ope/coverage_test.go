@@ -315,6 +315,11 @@ func TestCoverageComplete(t *testing.T) {
 		if err != nil {
 			t.Fatalf("log %d (%s, sizes %v, ℓ %d): %v", i, kind, sizes, l, err)
 		}
+		// Per-context Plackett–Luce Γ take impute's fast path: only the
+		// worst one's spectrum is computed and listed.
+		if strings.HasPrefix(kind, "pl") && (len(res.Gamma) != 1 || res.GammaCount != nq) {
+			t.Errorf("log %d: %d spectra of %d Γ, want 1 of %d", i, len(res.Gamma), res.GammaCount, nq)
+		}
 		cov := res.Estimates[PI].Coverage
 		zero := Coverage{Contexts: nq, WorstContexts: []ContextShortfall{}}
 		if cov == nil || fmt.Sprint(*cov) != fmt.Sprint(zero) {

@@ -24,7 +24,12 @@ type Coverage struct {
 // index j·m + a) by Γ†. O(ℓm·(ℓ + nullity)), plus, for an explicit slate
 // distribution, a one-off rank computation over its listed slates.
 func (g *Gamma) Coverage(qpi []float64) Coverage {
-	cv := Coverage{Rank: g.Spectrum().Rank, StructuralRank: g.StructuralRank(), Solver: "eigen"}
+	cv := Coverage{StructuralRank: g.StructuralRank(), Solver: "eigen"}
+	if g.fast != nil {
+		cv.Rank = g.fastInfo.rank // no eigendecomposition on the fast path
+	} else {
+		cv.Rank = g.spec.Rank
+	}
 	nullM, nullG := g.nullM, g.nullG
 	switch {
 	case g.closed:
@@ -95,3 +100,8 @@ func (g *Gamma) StructuralRank() int {
 	})
 	return g.fastInfo.structRank
 }
+
+// MulVec sets dst = Γ v (both of length ℓm; dst must not alias v): the
+// product a coverage report needs for the residual (I − ΓΓ†)q_π entry by
+// entry. O(ℓ²m).
+func (g *Gamma) MulVec(dst, v []float64) { g.mulVec(dst, v) }

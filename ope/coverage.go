@@ -1,21 +1,28 @@
 package ope
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
+
+	"github.com/piopt/piopt/impute"
 )
 
-// Coverage says how much of the target policy the log cannot see: the
-// target's slot mass on documents the logging policy never shows on a
-// context (not among its candidates A(x)). PI gives those (slot, document)
-// pairs no weight, so the estimate is well defined but biased by what the
-// target would have earned there; Coverage bounds that bias. It is reported
-// for targets that can name such documents (NewSlateTarget,
-// NewPartialStochasticTarget), and is meant to grow: the shortfall of q_π
-// outside Γ's range is the next thing it will carry.
+// Coverage says how much of the target policy the log cannot see, for
+// two causes. (1) Unseen documents: the target's slot mass on documents the
+// logging policy never shows on a context (not among its candidates A(x));
+// PI gives those (slot, document) pairs no weight. (2) Γ's range: the part
+// of the target's marginals q_π outside Range(Γ_μ,x), which Γ† cannot
+// reach, because the log's slates do not span it (an explicit slate
+// distribution) or because the eigenvalue cut-off dropped directions Γ has
+// in exact arithmetic. Either leaves PI well defined but biased; Coverage
+// bounds that bias for rewards in the reward range. Every PI-family
+// estimate carries it, all zeros when the coverage is complete.
 type Coverage struct {
 	// Contexts is the number of distinct logged contexts, ContextsShort
-	// those where the target puts mass on documents the logger never shows.
+	// those short for either cause.
 	Contexts      int `json:"contexts"`
 	ContextsShort int `json:"contexts_short"`
 	// ImpressionsShortShare is the share of logged impressions whose
@@ -25,51 +32,256 @@ type Coverage struct {
 	// (U_x/ℓ_x, U_x = Σ_j u_j(x), u_j the slot-j mass outside A(x)) on
 	// documents the logger never shows.
 	UnseenShare float64 `json:"unseen_share"`
-	// MaxBiasBound bounds |E[PI] − V(π)| caused by that mass, for rewards in
-	// the reward range (see coverageBound).
+	// MaxBiasBound bounds |E[PI] − V(π)| caused by both, for rewards in the
+	// reward range: the per-impression mean of coverageBound +
+	// rangeBound.
 	MaxBiasBound float64 `json:"max_bias_bound"`
+	// RangeShareMax is the largest over the logged contexts of
+	// ‖(I − ΓΓ†)q̂_π‖₂/‖q̂_π‖₂ (q̂_π: q_π's seen part with equal slot masses,
+	// see rangeBound), 0 when every q_π lies in Γ's range.
+	RangeShareMax float64 `json:"range_share_max"`
+	// RankShortContexts counts the logged contexts whose Γ† keeps a rank
+	// below Γ's structural rank (the cut-off dropped directions; a bias
+	// only where q_π has a component there, which RangeShareMax says).
+	RankShortContexts int `json:"rank_short_contexts"`
+	// ContextsUnseen and ContextsOutsideRange count the short contexts by
+	// cause (a context may have both).
+	ContextsUnseen       int `json:"contexts_unseen"`
+	ContextsOutsideRange int `json:"contexts_outside_range"`
+	// WorstContexts are up to five short contexts, largest bias bound
+	// first.
+	WorstContexts []ContextShortfall `json:"worst_contexts"`
 }
+
+// ContextShortfall is one context's coverage shortfall.
+type ContextShortfall struct {
+	Context string `json:"context"`
+	// UnseenShare is U_x/ℓ_x, RangeShare ‖(I − ΓΓ†)q̂_π‖/‖q̂_π‖.
+	UnseenShare float64 `json:"unseen_share"`
+	RangeShare  float64 `json:"range_share"`
+	// Rank is the rank Γ† keeps, StructuralRank Γ's rank in exact
+	// arithmetic.
+	Rank           int `json:"rank"`
+	StructuralRank int `json:"structural_rank"`
+	// BiasBound bounds |E[PI_x] − V_x(π)| on this context.
+	BiasBound float64 `json:"bias_bound"`
+}
+
+// rangeTol is the share ‖(I − ΓΓ†)q̂‖/‖q̂‖ below which q̂ counts as inside Γ's
+// range: rounding of the null-space bases and of Γ† stays far below it.
+const rangeTol = 1e-8
+
+// maxWorstContexts is how many short contexts a Coverage names.
+const maxWorstContexts = 5
 
 // Short reports whether the target has any mass the log cannot see.
 func (c *Coverage) Short() bool { return c != nil && c.ContextsShort > 0 }
 
-// Warning is the sentence an estimate carries when the coverage is short.
+// Cause names the causes of a shortfall.
+func (c *Coverage) Cause() string {
+	var causes []string
+	if c.ContextsUnseen > 0 {
+		causes = append(causes, "documents the logging policy never shows")
+	}
+	if c.ContextsOutsideRange > 0 {
+		causes = append(causes, "target marginals outside the range of Γ")
+	}
+	return strings.Join(causes, " and ")
+}
+
+// Warning is the sentence an estimate carries when the coverage is short:
+// the causes, the worst contexts and the bound.
 func (c *Coverage) Warning() string {
-	return fmt.Sprintf("the target puts %.4g of its slot mass (per impression) on documents the logging policy never shows, on %d of %d logged contexts (%.4g of the impressions): the log cannot show them, and the estimate may be biased by up to %.4g (coverage.max_bias_bound)",
-		c.UnseenShare, c.ContextsShort, c.Contexts, c.ImpressionsShortShare, c.MaxBiasBound)
+	var b strings.Builder
+	fmt.Fprintf(&b, "coverage short on %d of %d logged contexts (%.4g of the impressions):", c.ContextsShort, c.Contexts, c.ImpressionsShortShare)
+	if c.ContextsUnseen > 0 {
+		fmt.Fprintf(&b, " the target puts %.4g of its slot mass (per impression) on documents the logging policy never shows (%d contexts);",
+			c.UnseenShare, c.ContextsUnseen)
+	}
+	if c.ContextsOutsideRange > 0 {
+		fmt.Fprintf(&b, " up to %.4g of the target's marginals lie outside the range of Γ, which Γ† cannot reach (%d contexts",
+			c.RangeShareMax, c.ContextsOutsideRange)
+		if c.RankShortContexts > 0 {
+			fmt.Fprintf(&b, "; on %d the eigenvalue cut-off kept a rank below Γ's structural rank", c.RankShortContexts)
+		}
+		b.WriteString(");")
+	}
+	b.WriteString(" worst contexts")
+	for i, w := range c.WorstContexts {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, " %s (bound %.4g)", w.Context, w.BiasBound)
+	}
+	fmt.Fprintf(&b, "; the estimate may be biased by up to %.4g (coverage.max_bias_bound)", c.MaxBiasBound)
+	return b.String()
+}
+
+// Err is --strict-coverage's error: one line naming the cause, the worst
+// context and the bound.
+func (c *Coverage) Err() error {
+	w := c.WorstContexts[0]
+	return fmt.Errorf("ope: coverage short (%s) on %d of %d contexts; worst context %s: bias bound %.4g; the estimate may be biased by up to %.4g",
+		c.Cause(), c.ContextsShort, c.Contexts, w.Context, w.BiasBound, c.MaxBiasBound)
+}
+
+// queryCoverage is one context's coverage, computed once in the plan. The
+// reward range is the evaluator's, so the plan keeps the bounds'
+// coefficients (see bound).
+type queryCoverage struct {
+	outside       float64 // ‖(I − ΓΓ†)q̂‖/‖q̂‖
+	rank, strRank int
+	unseenShort   bool
+	rangeShort    bool
+	rankShort     bool
+	short         bool
+	unseenShare   float64 // U_x/ℓ_x
+	// bound's coefficients: min(1, U), U/ℓ (coverageBound);
+	// max(‖r⁺‖₁, ‖r⁻‖₁), |Σ r|/ℓ (rangeBound).
+	a, b, c, d float64
+}
+
+// bound is the context's bias bound for rewards in [lo, hi]: coverageBound
+// plus rangeBound.
+func (qc *queryCoverage) bound(lo, hi float64) float64 {
+	return (hi-lo)*qc.a + max(math.Abs(lo), math.Abs(hi))*qc.b + rangeBound(qc.c, qc.d, lo, hi)
+}
+
+// newQueryCoverage computes the coverage of a context whose target has
+// seen marginals qpi (length ℓm, unseen mass u) under Γ g, with gq = Γ†qpi.
+func newQueryCoverage(g *impute.Gamma, qpi, gq []float64, u float64, m, l int) queryCoverage {
+	qc := queryCoverage{unseenShort: u > 0}
+	qhat := qpi
+	if qc.unseenShort {
+		qhat = balanceSlots(qpi, m, l)
+		qc.unseenShare, qc.a, qc.b = u/float64(l), min(1, u), u/float64(l)
+	}
+	cv := g.Coverage(qhat)
+	qc.rank, qc.strRank = cv.Rank, cv.StructuralRank
+	qc.rankShort = cv.Rank < cv.StructuralRank
+	qc.rangeShort = cv.Outside > rangeTol
+	if qc.rangeShort {
+		qc.outside = cv.Outside
+		qc.c, qc.d = rangeResidual(g, qhat, gq, l)
+	}
+	qc.short = qc.unseenShort || qc.rangeShort
+	return qc
+}
+
+// balanceSlots returns q with each slot's mass moved to the mean slot mass,
+// spread evenly over the m candidates: q̂ = q + d with d a gauge direction
+// (a constant per slot, summing to 0 over the slots), so Γd = 0 and Γ†q̂ =
+// Γ†q, while q̂ has the equal slot masses the full-support range holds.
+func balanceSlots(q []float64, m, l int) []float64 {
+	out := slices.Clone(q)
+	mass := make([]float64, l)
+	mean := 0.0
+	for j := range l {
+		for _, x := range q[j*m : j*m+m] {
+			mass[j] += x
+		}
+		mean += mass[j] / float64(l)
+	}
+	for j := range l {
+		d := (mean - mass[j]) / float64(m)
+		for a := range m {
+			out[j*m+a] += d
+		}
+	}
+	return out
+}
+
+// rangeBound bounds the bias of PI's expectation on one context from the
+// part of q̂ outside the range Γ† keeps, for rewards in [lo, hi].
+//
+// Derivation. Let the reward be slot-additive, r(s) = 1_sᵀφ, in the gauge
+// where r − lo = Σ_j ψ(j, s_j) with 0 ≤ ψ ≤ hi − lo (a gain times a
+// discount, as NDCG and DCG are; the assumption coverageBound states), so
+// φ(j, a) = ψ(j, a) + lo/ℓ. PI's expectation is E_μ[q̂ᵀΓ†1_s·1_sᵀφ] =
+// q̂ᵀΓ†Γφ, and Γ†Γ = ΓΓ† = P, the projector on the eigenvectors Γ† keeps
+// (all of Γ's range, or less when the cut-off dropped some), so
+//
+//	V_x(π) − E[PI_x] = ((I − P)q̂)ᵀφ = r_xᵀψ + (lo/ℓ)·Σ_i r_x,i,
+//
+// r_x = (I − P)q̂ = q̂ − Γ(Γ†q̂), computed entry by entry. Over the box
+// 0 ≤ ψ ≤ hi − lo, r_xᵀψ lies in [−(hi−lo)‖r_x⁻‖₁, (hi−lo)‖r_x⁺‖₁], so
+//
+//	|((I − P)q̂)ᵀφ| ≤ (hi − lo)·max(‖r_x⁺‖₁, ‖r_x⁻‖₁) + (|lo|/ℓ)·|Σ_i r_x,i|.
+//
+// (q̂ rather than q_π's seen part: their difference is a gauge direction,
+// in Γ's null space, whose bias coverageBound already counts.)
+func rangeBound(c, d float64, lo, hi float64) float64 { return (hi-lo)*c + math.Abs(lo)*d }
+
+// rangeResidual returns rangeBound's coefficients max(‖r⁺‖₁, ‖r⁻‖₁) and
+// |Σ_i r_i|/ℓ of r = q̂ − Γ(Γ†q̂), gq = Γ†q̂.
+func rangeResidual(g *impute.Gamma, qhat, gq []float64, l int) (c, d float64) {
+	r := make([]float64, len(qhat))
+	g.MulVec(r, gq)
+	var pos, neg, sum float64
+	for i, x := range qhat {
+		e := x - r[i]
+		sum += e
+		if e > 0 {
+			pos += e
+		} else {
+			neg -= e
+		}
+	}
+	return max(pos, neg), math.Abs(sum) / float64(l)
 }
 
 // coverageSums accumulate a Coverage over a log, one impression at a time.
 type coverageSums struct {
-	short               []bool // per query: some mass unseen (counted once)
-	n, nShort           int64
-	share, bound        float64
-	contexts, shortSeen int
-	seen                []bool
-	lo, hi              float64
+	n, nShort    int64
+	share, bound float64
+	lo, hi       float64
+	seen         []bool
+	bounds       []float64 // per logged query: its bias bound
+	cov          Coverage
+	worst        []int // short queries logged
+	plan         *Plan
 }
 
-func newCoverageSums(nq int, lo, hi float64) *coverageSums {
-	return &coverageSums{seen: make([]bool, nq), lo: lo, hi: hi}
+func newCoverageSums(p *Plan, lo, hi float64) *coverageSums {
+	nq := p.Candidates.NumQueries()
+	return &coverageSums{seen: make([]bool, nq), bounds: make([]float64, nq), plan: p, lo: lo, hi: hi}
 }
 
-// add records one impression of query q, whose target has unseen slot
-// mass u (U_x) over l slots.
-func (s *coverageSums) add(q int, u float64, l int) {
+// add records one impression of query q.
+func (s *coverageSums) add(q int) {
+	qc := &s.plan.queries[q].cov
 	s.n++
 	if !s.seen[q] {
 		s.seen[q] = true
-		s.contexts++
-		if u > 0 {
-			s.shortSeen++
-		}
+		s.noteContext(q, qc)
 	}
-	if u <= 0 {
+	if !qc.short {
 		return
 	}
 	s.nShort++
-	s.share += u / float64(l)
-	s.bound += coverageBound(u, l, s.lo, s.hi)
+	s.share += qc.unseenShare
+	s.bound += s.bounds[q]
+}
+
+// noteContext counts a newly logged context q.
+func (s *coverageSums) noteContext(q int, qc *queryCoverage) {
+	c := &s.cov
+	c.Contexts++
+	if qc.rankShort {
+		c.RankShortContexts++
+	}
+	if qc.rangeShort {
+		c.ContextsOutsideRange++
+		c.RangeShareMax = max(c.RangeShareMax, qc.outside)
+	}
+	if qc.unseenShort {
+		c.ContextsUnseen++
+	}
+	if qc.short {
+		c.ContextsShort++
+		s.bounds[q] = qc.bound(s.lo, s.hi)
+		s.worst = append(s.worst, q)
+	}
 }
 
 // coverage returns the accumulated Coverage (nil before any impression).
@@ -77,9 +289,18 @@ func (s *coverageSums) coverage() *Coverage {
 	if s == nil || s.n == 0 {
 		return nil
 	}
+	c := s.cov
 	n := float64(s.n)
-	return &Coverage{Contexts: s.contexts, ContextsShort: s.shortSeen, ImpressionsShortShare: float64(s.nShort) / n,
-		UnseenShare: s.share / n, MaxBiasBound: s.bound / n}
+	c.ImpressionsShortShare, c.UnseenShare, c.MaxBiasBound = float64(s.nShort)/n, s.share/n, s.bound/n
+	worst := slices.Clone(s.worst)
+	slices.SortStableFunc(worst, func(a, b int) int { return cmp.Compare(s.bounds[b], s.bounds[a]) })
+	c.WorstContexts = []ContextShortfall{}
+	for _, q := range worst[:min(len(worst), maxWorstContexts)] {
+		qc := &s.plan.queries[q].cov
+		c.WorstContexts = append(c.WorstContexts, ContextShortfall{Context: s.plan.Candidates.Name(q), UnseenShare: qc.unseenShare,
+			RangeShare: qc.outside, Rank: qc.rank, StructuralRank: qc.strRank, BiasBound: s.bounds[q]})
+	}
+	return &c
 }
 
 // coverageBound bounds the bias of PI's expectation on one context whose
@@ -108,9 +329,9 @@ func (s *coverageSums) coverage() *Coverage {
 //	|V_x(π) − E[PI_x]| ≤ (hi − lo)·min(1, U) + (U/l)·max(|lo|, |hi|).
 //
 // (A slot-by-slot share times hi − lo is not a bound: one slot can carry
-// the whole reward.) An explicit-slate logger's Γ has a larger null space;
-// the target's mass outside its range is a shortfall of its own, not
-// counted here.
+// the whole reward.) An explicit-slate logger's Γ has a larger null space,
+// and a cut-off may drop some of Γ's range: the target's mass outside the
+// range Γ† keeps is a shortfall of its own, which rangeBound counts.
 func coverageBound(u float64, l int, lo, hi float64) float64 {
 	return (hi-lo)*min(1, u) + u/float64(l)*max(math.Abs(lo), math.Abs(hi))
 }

@@ -52,8 +52,8 @@ type Estimate struct {
 	ControlVariate *CVDiagnostics `json:"control_variate,omitempty"`
 	// dr and wdr only: their reward model.
 	Baseline *BaselineInfo `json:"baseline,omitempty"`
-	// PI-family estimates of a target given as data: how much of it the log
-	// cannot see.
+	// PI-family estimates (pi, wpi, pi-cv, dr, wdr): how much of the
+	// target the log cannot see (all zeros when it sees all of it).
 	Coverage *Coverage `json:"coverage,omitempty"`
 	Warnings []string  `json:"warnings,omitempty"`
 }
@@ -153,8 +153,8 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 		// E_μ[w] = 1 and Var(w) ≤ E[w²] = σ²: a mean weight more than
 		// 5 standard deviations from 1 means the log was not drawn from μ.
 		if d := math.Abs(s.meanWeight() - 1); d > 5*math.Sqrt(b.Sigma2/float64(s.N))+1e-9 {
-			e.Warnings = append(e.Warnings, fmt.Sprintf("mean %s weight %.4g is %.1f standard deviations from its expectation 1: was the log drawn from this logging policy?",
-				label, s.meanWeight(), d/math.Sqrt(b.Sigma2/float64(s.N))))
+			e.Warnings = append(e.Warnings, fmt.Sprintf("mean %s weight %.4g is %.1f standard deviations from its expectation 1: %s",
+				label, s.meanWeight(), d/math.Sqrt(b.Sigma2/float64(s.N)), drawnFromWarning))
 		}
 	}
 	if s.N > 0 && (s.minR < b.RewardLo || s.maxR > b.RewardHi) {
@@ -163,6 +163,11 @@ func weightEstimate(s *Sums, b BoundSpec, boot *Bootstrap, channel int, selfNorm
 	}
 	return e
 }
+
+// drawnFromWarning ends the warning that the weights' mean is far from its
+// expectation; it is dropped where the coverage is short (the expectation
+// is 1 only for targets Γ† fully sees).
+const drawnFromWarning = "was the log drawn from this logging policy?"
 
 // formatNum prints an estimate in a warning: 4 significant digits, "-" for
 // NaN.

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
@@ -30,6 +32,9 @@ type EvalOptions struct {
 	// Evaluator adds every sample to them, so each belongs to one
 	// Evaluator.
 	Extra []Estimator
+	// StrictCoverage turns a coverage shortfall (see Coverage) into an
+	// error of Result.
+	StrictCoverage bool
 }
 
 // Evaluator folds a log, one sample at a time, into every estimator's
@@ -46,7 +51,7 @@ type Evaluator struct {
 	counts []int64 // per query: samples
 	sigma2 float64 // Σ_i σ²_{x_i}
 	sample Sample
-	cov    *coverageSums // a target given as data: its unseen mass
+	cov    *coverageSums // what of the target the log cannot see
 }
 
 // NewEvaluator returns an evaluator of the plan's target.
@@ -64,9 +69,7 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 		return nil, err
 	}
 	e.ests = append(e.ests, opt.Extra...)
-	if p.Target.unseen != nil {
-		e.cov = newCoverageSums(p.Candidates.NumQueries(), iv.RewardLo, iv.RewardHi)
-	}
+	e.cov = newCoverageSums(p, iv.RewardLo, iv.RewardHi)
 	return e, nil
 }
 
@@ -86,9 +89,7 @@ func (e *Evaluator) Add(q int, s []int32, r float64) {
 	e.n++
 	e.counts[q]++
 	e.sigma2 += p.queries[q].sigma2
-	if e.cov != nil {
-		e.cov.add(q, p.Target.unseen[q], p.queries[q].l)
-	}
+	e.cov.add(q)
 	for _, est := range e.ests {
 		est.Add(&e.sample)
 	}
@@ -104,20 +105,24 @@ type Result struct {
 	// (semi-synthetic mode, deterministic target; NaN otherwise).
 	TrueValue float64
 	Gamma     []GammaInfo
+	// GammaCount is the number of distinct Γ (Gamma lists them all but
+	// for a policy per context, see Plan.Spectra).
+	GammaCount int
 	// PerContext: the log's contexts each have their own policy (a policy
 	// file), so Queries counts contexts and Gamma distinct policies.
 	PerContext bool
 	// Approximation says which Γ were not exact and how far off they can be.
 	Approximation impute.Approximation `json:"-"`
-	// Coverage, for a target given as data (NewSlateTarget,
-	// NewPartialStochasticTarget), is the share of it the log cannot see;
-	// nil for other targets.
+	// Coverage is the share of the target the log cannot see (nil for an
+	// empty log).
 	Coverage *Coverage `json:"-"`
 }
 
 // attachCoverage gives every PI-family estimate (pi, wpi, pi-cv, dr, wdr)
 // the result's Coverage, and a warning when it is short; IPS and wIPS a
-// warning too (a slate with an unseen document has μ(s|x) = 0).
+// warning too when the target shows unseen documents (a slate with one has
+// μ(s|x) = 0). Where the coverage is short the weights' mean is not
+// expected to be 1, so the warning that blames the log is dropped.
 func (r *Result) attachCoverage() {
 	if r.Coverage == nil {
 		return
@@ -127,10 +132,15 @@ func (r *Result) attachCoverage() {
 		if est == nil {
 			continue
 		}
-		if name != IPS && name != WIPS {
+		ips := name == IPS || name == WIPS
+		if !ips {
 			est.Coverage = r.Coverage
 		}
-		if r.Coverage.Short() {
+		if !r.Coverage.Short() {
+			continue
+		}
+		est.Warnings = slices.DeleteFunc(est.Warnings, func(w string) bool { return strings.HasSuffix(w, drawnFromWarning) })
+		if !ips || r.Coverage.ContextsUnseen > 0 {
 			est.Warnings = append(est.Warnings, r.Coverage.Warning())
 		}
 	}
@@ -139,7 +149,7 @@ func (r *Result) attachCoverage() {
 // Result computes every estimate (training DM's and dr's models if asked).
 func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	p, iv := e.plan, e.opt.Intervals
-	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: p.TrueValue, Gamma: p.Spectra(),
+	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: p.TrueValue, Gamma: p.Spectra(), GammaCount: p.GammaCount(),
 		PerContext: p.Gammas.PerContext(), Approximation: p.Gammas.Approximations()}
 	for _, c := range e.counts {
 		if c > 0 {
@@ -174,6 +184,9 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	}
 	res.Coverage = e.cov.coverage()
 	res.attachCoverage()
+	if e.opt.StrictCoverage && res.Coverage.Short() {
+		return nil, res.Coverage.Err()
+	}
 	return res, nil
 }
 

@@ -32,7 +32,8 @@ type Setup struct {
 // Plan holds everything the estimators need per query, computed once from
 // a Setup: the PI weight vector g_x = Γ_x† q_π(x) (so that the weight of a
 // logged slate s is g_xᵀ1_s, O(ℓ) per sample), the terms of σ² and ρ, the
-// target's slate probability under μ for IPS, and the true value.
+// target's slate probability under μ for IPS, the true value, and the
+// coverage: how much of q_π(x) the log cannot see (Coverage).
 type Plan struct {
 	Setup
 	queries []queryPlan
@@ -64,6 +65,7 @@ type queryPlan struct {
 	star   []int32   // deterministic target slate
 	invMu  float64   // 1/μ(s*|x)
 	value  float64   // metric of s* (NaN without a Scorer)
+	cov    queryCoverage
 }
 
 // Prepare computes the plan of a setup. Every logging policy of impute but
@@ -158,6 +160,11 @@ func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float6
 	for i, x := range qp.g {
 		qp.sigma2 += x * qpi[i]
 	}
+	u := 0.0
+	if t.unseen != nil {
+		u = t.unseen[q]
+	}
+	qp.cov = newQueryCoverage(g, qpi, qp.g, u, m, l)
 	if !qp.dist.FullSupport() {
 		// An explicit slate distribution: ρ's supremum is over its slates.
 		qp.wlo, qp.whi = math.Inf(1), math.Inf(-1)
@@ -256,22 +263,45 @@ func (p *Plan) Ratio(q int, s []int32) float64 {
 }
 
 // Spectra returns the conditioning of every Γ the plan used, ordered by
-// shape.
+// shape. A log with a policy per context has a Γ per context, applied on
+// impute's fast path without an eigendecomposition; there the spectrum of
+// only the worst of those (largest solve bound) is computed and listed,
+// with every other Γ, so a report does not undo the fast path (Coverage
+// says per context what rank Γ† kept). GammaCount counts them all.
 func (p *Plan) Spectra() []GammaInfo {
+	all := p.Gammas.All()
+	fast := make([]bool, len(all))
+	worst := -1
+	for i, g := range all {
+		fast[i] = p.Gammas.PerContext() && g.Coverage(nil).Solver == "cholesky"
+		if fast[i] && (worst < 0 || g.SolveBound() > all[worst].SolveBound()) {
+			worst = i
+		}
+	}
 	var out []GammaInfo
-	for _, g := range p.Gammas.All() {
-		sp := g.Spectrum()
-		info := GammaInfo{
-			M: g.M(), Slots: g.L(), Rank: sp.Rank, MaxEigenvalue: sp.Max,
-			MinKeptEigenvalue: sp.MinKept, MaxDroppedEigenvalue: sp.MaxDropped,
-			Condition: sp.Condition(), Exact: g.Exact(), StdErr: g.StdErr(),
+	for i, g := range all {
+		if !fast[i] || i == worst {
+			out = append(out, gammaInfo(g))
 		}
-		if !g.Exact() {
-			info.Method, info.ErrorBound = g.Method(), g.ErrorBound()
-		}
-		out = append(out, info)
 	}
 	return out
+}
+
+// GammaCount returns the number of distinct Γ the plan used.
+func (p *Plan) GammaCount() int { return len(p.Gammas.All()) }
+
+// gammaInfo describes g, computing its spectrum if not yet known.
+func gammaInfo(g *impute.Gamma) GammaInfo {
+	sp := g.Spectrum()
+	info := GammaInfo{
+		M: g.M(), Slots: g.L(), Rank: sp.Rank, MaxEigenvalue: sp.Max,
+		MinKeptEigenvalue: sp.MinKept, MaxDroppedEigenvalue: sp.MaxDropped,
+		Condition: sp.Condition(), Exact: g.Exact(), StdErr: g.StdErr(),
+	}
+	if !g.Exact() {
+		info.Method, info.ErrorBound = g.Method(), g.ErrorBound()
+	}
+	return info
 }
 
 // GammaInfo describes one Γ: its shape and what its pseudoinverse kept.

@@ -25,6 +25,7 @@ func evaluateCommand() *cli.Command {
 		&cli.IntFlag{Name: "bootstrap", Value: 200, Usage: "Poisson-bootstrap `REPLICATES` (0: no bootstrap interval)"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "`SEED` of the bootstrap and of training"},
 		&cli.StringFlag{Name: "reward-range", Value: "0,1", Usage: "`LO,HI` bounding every reward (the intervals assume it; NDCG and ERR: 0,1)"},
+		&cli.BoolFlag{Name: "strict-coverage", Usage: "fail when the log cannot see all of the target (documents the logging policy never shows, or target marginals outside Γ's range; see coverage in the JSON) instead of warning"},
 		&cli.Float64Flag{Name: "dm-train", Value: 0.5, Usage: "`FRACTION` of the log (its first part) DM trains on; it is evaluated on the rest"},
 		&cli.StringFlag{Name: "json", Usage: "write the estimates as JSON to `FILE`: one object per estimator keyed by its name (pi, wpi, pi-cv, dr, wdr, ips, wips, dm, onpolicy), each with value, n, intervals, weight diagnostics and the setup; dr and wdr also their baseline (kind, folds, fold_samples, fold_trees, model_lo, model_hi)"},
 	}
@@ -102,7 +103,7 @@ func evaluateConfig(c *cli.Context) (pipeline.EvaluateConfig, error) {
 	if err != nil {
 		return cfg, err
 	}
-	opt := ope.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"), Intervals: iv}
+	opt := ope.EvalOptions{Estimators: est, CVFolds: c.Int("cv-folds"), Intervals: iv, StrictCoverage: c.Bool("strict-coverage")}
 	method, err := ranker.ParseSlateMethod(c.String("slate"))
 	if err != nil {
 		return cfg, fmt.Errorf("--slate: %w", err)

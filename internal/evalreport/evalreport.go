@@ -96,7 +96,11 @@ func (s *EvaluateSetup) WriteTable(w io.Writer, res *ope.Result) {
 	conf := fmt.Sprintf("%g%%", 100*(1-s.Delta))
 	fmt.Fprintf(w, "\n%-15s %9s  %-20s %-20s %-20s %10s %8s %10s\n", "estimator", "value",
 		"bernstein "+conf, "emp-bernstein "+conf, "bootstrap "+conf, "ess", "neg.w", "max|w|")
-	var warnings []string
+	var warnings, covered []string
+	cw := ""
+	if res.Coverage.Short() {
+		cw = res.Coverage.Warning()
+	}
 	for _, name := range res.Names {
 		e := res.Estimates[name]
 		value := FormatNum(float64(e.Value))
@@ -109,10 +113,17 @@ func (s *EvaluateSetup) WriteTable(w io.Writer, res *ope.Result) {
 		}
 		fmt.Fprintln(w)
 		for _, m := range e.Warnings {
+			if m == cw { // printed once below, for every estimator it concerns
+				covered = append(covered, name)
+				continue
+			}
 			warnings = append(warnings, name+": "+m)
 		}
 	}
 	writeDiagnostics(w, res)
+	if len(covered) > 0 {
+		fmt.Fprintf(w, "warning: %s: %s\n", strings.Join(covered, ", "), cw)
+	}
 	for _, m := range warnings {
 		fmt.Fprintln(w, "warning:", m)
 	}
@@ -140,7 +151,7 @@ func writeDiagnostics(w io.Writer, res *ope.Result) {
 			what = "distinct context policies"
 		}
 		fmt.Fprintf(w, "Γ: %d %s; worst conditioned m=%d ℓ=%d: rank %d, kept eigenvalues %.3g..%.3g\n",
-			len(res.Gamma), what, worst.M, worst.Slots, worst.Rank, worst.MinKeptEigenvalue, worst.MaxEigenvalue)
+			max(res.GammaCount, len(res.Gamma)), what, worst.M, worst.Slots, worst.Rank, worst.MinKeptEigenvalue, worst.MaxEigenvalue)
 		if ap := res.Approximation; ap.N > 0 {
 			fmt.Fprintf(w, "warning: %d Γ not exact (%s)", ap.N, ap.Methods)
 			if ap.Bound > 0 {

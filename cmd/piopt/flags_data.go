@@ -22,6 +22,17 @@ func dataFlags() []cli.Flag {
 	}
 }
 
+// checkMaxLabel refuses a --max-label outside 1..255. The help promises
+// the highest grade accepted, but the reader's 0 stands for its default 4:
+// 0 would silently accept grades 1..4, so it is refused rather than
+// reinterpreted (a dataset of grade 0 only has nothing to rank by).
+func checkMaxLabel(c *cli.Context) error {
+	if g := c.Int("max-label"); c.IsSet("max-label") && (g < 1 || g > 255) {
+		return fmt.Errorf("--max-label %d: must lie in 1..255 (the highest relevance grade accepted)", g)
+	}
+	return nil
+}
+
 // readOptions builds data.ReadOptions from dataFlags. A bad --doc-ids is
 // an error (checkBeforeWork reports it before any work).
 func readOptions(c *cli.Context) (data.ReadOptions, error) {

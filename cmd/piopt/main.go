@@ -164,6 +164,12 @@ func checkBeforeWork(c *cli.Context) error {
 	if c.IsSet("threads") && c.Int("threads") < 0 {
 		return fmt.Errorf("--threads %d: must be ≥ 0 (0: all cores)", c.Int("threads"))
 	}
+	if err := checkCounts(c); err != nil {
+		return err
+	}
+	if err := checkMaxLabel(c); err != nil {
+		return err
+	}
 	if _, err := docIDsFlag(c); err != nil {
 		return err
 	}

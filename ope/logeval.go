@@ -150,7 +150,13 @@ func EvaluateLogs(ctx context.Context, plans []*Plan, lr *data.LogReader, e LogE
 			return nil
 		}
 		err := parallel.For(ctx, len(evs), plans[0].Threads, nil, func(_ struct{}, i int) error {
+			// Checked every record: with a large bootstrap a batch takes
+			// seconds (see AddLog).
+			stop := newStopper(ctx)
 			for k, q := range b.q {
+				if stop.stopped() {
+					return ctx.Err()
+				}
 				evs[i].Add(q, b.slates[b.off[k]:b.off[k+1]], b.r[k])
 			}
 			return nil

@@ -49,7 +49,7 @@ func Create(path string) (*File, error) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	if st != nil && !st.Mode().IsRegular() {
-		f, err := os.OpenFile(dest, os.O_WRONLY, 0)
+		f, err := openSpecial(dest, st)
 		if err != nil {
 			return nil, fmt.Errorf("create %s: %w", path, err)
 		}
@@ -62,6 +62,33 @@ func Create(path string) (*File, error) {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: dest, name: path}, nil
+}
+
+// FIFOWait is how long Create waits for a FIFO's reader to open it.
+const FIFOWait = 2 * time.Second
+
+// ErrNoReader: a FIFO given as output has no process reading it.
+var ErrNoReader = errors.New("a FIFO with no reader")
+
+// openSpecial opens a device, FIFO or socket for writing. A FIFO is opened
+// without blocking: a blocking open waits for a reader for ever, so one
+// that has none after FIFOWait (time for a reader started beside piopt to
+// open it) is an error.
+func openSpecial(dest string, st fs.FileInfo) (*os.File, error) {
+	if st.Mode()&fs.ModeNamedPipe == 0 {
+		return os.OpenFile(dest, os.O_WRONLY, 0)
+	}
+	deadline := time.Now().Add(FIFOWait)
+	for {
+		f, err := os.OpenFile(dest, os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if !errors.Is(err, syscall.ENXIO) {
+			return f, err
+		}
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%w after %v: start its reader first", ErrNoReader, FIFOWait)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }
 
 // Resolve follows the symbolic links of path to the file they name, the file

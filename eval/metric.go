@@ -211,14 +211,6 @@ func (k Kind) String() string {
 // Name returns the metric's name with its cut-off, e.g. "ndcg@3".
 func (m Metric) Name() string { return fmt.Sprintf("%s@%d", m.Kind, m.K) }
 
-// score returns the metric of a slate for a query with the given labels.
-func (m Metric) score(labels []uint8, slate []int32) float64 {
-	if m.Kind == KindERR {
-		return ERR(labels, slate, m.K, m.Conventions)
-	}
-	return NDCG(labels, slate, m.K, m.Conventions)
-}
-
 // Scorer scores slates of one dataset fast: per-document gains (or ERR
 // probabilities) and per-query normalisers are computed once, so scoring a
 // slate costs ℓ loads and no allocation. It is what simulation loops use.

@@ -100,9 +100,6 @@ func (lg Logging) newDist(m, l int) (*Dist, error) {
 // Logging returns the policy.
 func (d *Dist) Logging() Logging { return d.lg }
 
-// numClasses returns the number of weight classes (1 for uniform).
-func (d *Dist) numClasses() int { return len(d.w) }
-
 // classSizes returns the number of candidates of each weight class.
 func (d *Dist) classSizes() []int {
 	s := make([]int, len(d.w))

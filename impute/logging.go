@@ -163,21 +163,5 @@ func (lg Logging) isUniform() bool {
 	return lg.eps == 1 || lg.base == baseUniform || lg.base == basePA && lg.alpha == 0
 }
 
-// paAlpha returns p_α's exponent (0 for the uniform base policy).
-func (lg Logging) paAlpha() float64 {
-	if lg.base != basePA {
-		return 0
-	}
-	return lg.alpha
-}
-
-// tau returns Plackett–Luce's temperature τ (0 for other policies).
-func (lg Logging) tau() float64 {
-	if lg.base != basePL {
-		return 0
-	}
-	return lg.alpha
-}
-
 // weightOfClass returns p_α's weight of rank class c (ranks 2^c .. 2^(c+1)−1).
 func (lg Logging) weightOfClass(c int) float64 { return math.Exp2(-lg.alpha * float64(c)) }

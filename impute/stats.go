@@ -60,9 +60,6 @@ func (s *Stats) Add(q int, slate []int32, r float64) {
 // Count returns n_x, the number of logged slates of query q.
 func (s *Stats) Count(q int) int64 { return s.count[q] }
 
-// rewardSum returns Σ_i r_i over query q's logged slates.
-func (s *Stats) rewardSum(q int) float64 { return s.rsum[q] }
-
 // Sum returns S_x of query q, indexed j·m_x + a (a view, not a copy).
 func (s *Stats) Sum(q int) []float64 { return s.sum[s.off[q]:s.off[q+1]:s.off[q+1]] }
 

@@ -144,7 +144,7 @@ type queryCoverage struct {
 // bound is the context's bias bound for rewards in [lo, hi]: coverageBound
 // plus rangeBound.
 func (qc *queryCoverage) bound(lo, hi float64) float64 {
-	return (hi-lo)*qc.a + max(math.Abs(lo), math.Abs(hi))*qc.b + rangeBound(qc.c, qc.d, lo, hi)
+	return coverageBound(qc.a, qc.b, lo, hi) + rangeBound(qc.c, qc.d, lo, hi)
 }
 
 // newQueryCoverage computes the coverage of a context whose target has
@@ -305,7 +305,8 @@ func (s *coverageSums) coverage() *Coverage {
 
 // coverageBound bounds the bias of PI's expectation on one context whose
 // target puts mass u_j on unseen documents in slot j (U = Σ_j u_j, over l
-// slots), for rewards in [lo, hi].
+// slots), for rewards in [lo, hi], from minU = min(1, U) and uPerSlot =
+// U/l.
 //
 // Derivation. Let the reward be additive, r(s) = Σ_j φ(j, s_j), in the
 // gauge where r − lo = Σ_j ψ(j, s_j) with every ψ ≥ 0 (a gain times a
@@ -332,6 +333,6 @@ func (s *coverageSums) coverage() *Coverage {
 // the whole reward.) An explicit-slate logger's Γ has a larger null space,
 // and a cut-off may drop some of Γ's range: the target's mass outside the
 // range Γ† keeps is a shortfall of its own, which rangeBound counts.
-func coverageBound(u float64, l int, lo, hi float64) float64 {
-	return (hi-lo)*min(1, u) + u/float64(l)*max(math.Abs(lo), math.Abs(hi))
+func coverageBound(minU, uPerSlot, lo, hi float64) float64 {
+	return (hi-lo)*minU + uPerSlot*max(math.Abs(lo), math.Abs(hi))
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
@@ -57,20 +56,6 @@ features: --candidates-by tree:url-side).
 // candidatesByUsage is the usage of --candidates-by, beside every --rank-by.
 const candidatesByUsage = "rank source `SPEC` choosing each query's top --candidates documents (default: --rank-by); " +
 	"the paper takes them by tree_title for every logging policy"
-
-// simulationMetric reads the reward metric of a simulation (simulate,
-// impute --simulate, evaluate-sweep) at cut-off slots.
-func simulationMetric(c *cli.Context, ds *data.Dataset, slots int) (eval.Metric, error) {
-	kind, err := eval.ParseKind(c.String("metric"))
-	if err != nil {
-		return eval.Metric{}, fmt.Errorf("--metric: %w", err)
-	}
-	conv, err := conventions(c, ds)
-	if err != nil {
-		return eval.Metric{}, err
-	}
-	return eval.Metric{Kind: kind, K: slots, Conventions: conv}, nil
-}
 
 // checkMetricFlag checks --metric before any work (simulationMetric reads
 // it with the data's conventions).

@@ -78,15 +78,6 @@ func cacheNotice(c *cli.Context) func(dir string, err error) {
 	return f
 }
 
-// loadData reads the dataset named by the flag.
-func loadData(c *cli.Context, flag string) (*data.Dataset, error) {
-	path := c.String(flag)
-	if path == "" {
-		return nil, fmt.Errorf("--%s is required", flag)
-	}
-	return loadFile(c, path)
-}
-
 // loadFile reads a LETOR file with the options of dataFlags, showing
 // progress on a terminal.
 func loadFile(c *cli.Context, path string) (*data.Dataset, error) {

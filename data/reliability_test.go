@@ -220,6 +220,12 @@ func TestLesser_HexFloats(t *testing.T) {
 				t.Errorf("targets row %q: %v", row, err)
 			}
 		}
+		if _, err := readTargetScores(strings.NewReader("q1\t0\t"+v+"\n"), "c.scores", ds); !errors.Is(err, ErrNumber) {
+			t.Errorf("target score %s: %v", v, err)
+		}
+		if _, err := readRun(strings.NewReader("q1 Q0 0 1 "+v+" t\n"), "c.run", ds); !errors.Is(err, ErrNumber) {
+			t.Errorf("run score %s: %v", v, err)
+		}
 	}
 }
 

@@ -6,7 +6,6 @@ import (
 	"cmp"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,8 +75,8 @@ func readTargetScores(r io.Reader, name string, ds *Dataset) (*TargetData, error
 			return nil, err
 		}
 		ctx, doc := string(bytes.TrimSpace(f[0])), bytes.TrimSpace(f[1])
-		s, err := strconv.ParseFloat(string(bytes.TrimSpace(f[2])), 64)
-		if err != nil || math.IsNaN(s) || math.IsInf(s, 0) {
+		s, ok := parseFinite(bytes.TrimSpace(f[2]))
+		if !ok {
 			return nil, lr.fieldErr(3, f[2], ErrNumber, "score is not a finite number")
 		}
 		if len(doc) == 0 {
@@ -175,8 +174,8 @@ func readRun(r io.Reader, name string, ds *Dataset) (*TargetData, error) {
 		if err != nil {
 			return nil, lr.fieldErr(4, f[3], ErrNumber, "rank is not an integer")
 		}
-		s, err := strconv.ParseFloat(string(f[4]), 64)
-		if err != nil || math.IsNaN(s) || math.IsInf(s, 0) {
+		s, ok := parseFinite(f[4])
+		if !ok {
 			return nil, lr.fieldErr(5, f[4], ErrNumber, "score is not a finite number")
 		}
 		ctx := string(f[0])

@@ -227,6 +227,15 @@ func TestLesser_HexFloats(t *testing.T) {
 			t.Errorf("run score %s: %v", v, err)
 		}
 	}
+	// The new target readers refuse control bytes in document names too.
+	for _, doc := range []string{"d\x00", "d\x1b[31m", "d\x7f"} {
+		if _, err := readTargetScores(strings.NewReader("q1\t"+doc+"\t1\n"), "c.scores", ds); !errors.Is(err, ErrSlate) {
+			t.Errorf("target scores document %q: %v", doc, err)
+		}
+		if _, err := readRun(strings.NewReader("q1 Q0 "+doc+" 1 1 t\n"), "c.run", ds); !errors.Is(err, ErrSlate) {
+			t.Errorf("run document %q: %v", doc, err)
+		}
+	}
 }
 
 // A line as long as the LETOR reader accepts (a 2 MB qid) is read back

@@ -79,8 +79,8 @@ func readTargetScores(r io.Reader, name string, ds *Dataset) (*TargetData, error
 		if !ok {
 			return nil, lr.fieldErr(3, f[2], ErrNumber, "score is not a finite number")
 		}
-		if len(doc) == 0 {
-			return nil, lr.fieldErr(2, f[1], ErrSlate, "empty document name")
+		if why := badDocID(doc); why != "" {
+			return nil, lr.fieldErr(2, f[1], ErrSlate, "%s", why)
 		}
 		l, ok := td.list(lr, ctx, qids)
 		if !ok {
@@ -177,6 +177,9 @@ func readRun(r io.Reader, name string, ds *Dataset) (*TargetData, error) {
 		s, ok := parseFinite(f[4])
 		if !ok {
 			return nil, lr.fieldErr(5, f[4], ErrNumber, "score is not a finite number")
+		}
+		if why := badDocID(f[2]); why != "" {
+			return nil, lr.fieldErr(3, f[2], ErrSlate, "%s", why)
 		}
 		ctx := string(f[0])
 		key := ctx + "\t" + string(f[2])

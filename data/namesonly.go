@@ -1,10 +1,8 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
-	"io"
 	"strings"
 )
 
@@ -23,7 +21,7 @@ func DocNamesFromPolicyFile(path string) (*Dataset, error) {
 		return nil, fmt.Errorf("open policy file: %w", err)
 	}
 	defer c.Close()
-	lr := &lineReader{name: path, br: bufio.NewReaderSize(r, 1<<20)}
+	lr := newLineReader(r, path)
 	if _, err := lr.readHeader(policyMagic); err != nil {
 		return nil, err
 	}
@@ -31,17 +29,7 @@ func DocNamesFromPolicyFile(path string) (*Dataset, error) {
 	docs := map[string][]string{}
 	seen := map[string]map[string]bool{}
 	var f [3][]byte
-	for {
-		line, err := lr.nextRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := lr.splitFields(line, f[:], "context, spec, candidates"); err != nil {
-			return nil, err
-		}
+	err = lr.eachRow(f[:], "context, spec, candidates", func() error {
 		qid, _, _ := strings.Cut(string(f[0]), "@")
 		if seen[qid] == nil {
 			seen[qid] = map[string]bool{}
@@ -49,13 +37,17 @@ func DocNamesFromPolicyFile(path string) (*Dataset, error) {
 		}
 		for _, name := range candidateNames(string(bytes.TrimSpace(f[1])), f[2]) {
 			if why := badDocID(name); why != "" {
-				return nil, lr.fieldErr(3, f[2], ErrSlate, "%s", why)
+				return lr.fieldErr(3, f[2], ErrSlate, "%s", why)
 			}
 			if n := string(name); !seen[qid][n] {
 				seen[qid][n] = true
 				docs[qid] = append(docs[qid], n)
 			}
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(qids) == 0 {
 		return nil, lr.fileErr(ErrPolicy, "no context after the header line")
@@ -110,7 +102,7 @@ func ReadLogHeader(path string) (Header, error) {
 		return nil, fmt.Errorf("open slate log: %w", err)
 	}
 	defer c.Close()
-	lr := &lineReader{name: path, br: bufio.NewReaderSize(r, 1<<20)}
+	lr := newLineReader(r, path)
 	if first, err := lr.br.Peek(1); err != nil || first[0] != '#' {
 		return nil, nil
 	}

@@ -115,7 +115,7 @@ func ReadPolicy(r io.Reader, name string, ds *Dataset) (*PolicyFile, error) {
 
 func readPolicy(r io.Reader, name string, ds *Dataset, target bool) (*PolicyFile, error) {
 	sum := NewContentHash()
-	lr := &lineReader{name: name, br: bufio.NewReaderSize(io.TeeReader(r, sum), 1<<20)}
+	lr := newLineReader(io.TeeReader(r, sum), name)
 	h, err := lr.readHeader(policyMagic)
 	if err != nil {
 		return nil, err
@@ -136,30 +136,24 @@ func readPolicy(r io.Reader, name string, ds *Dataset, target bool) (*PolicyFile
 	qids := qidIndex(ds)
 	seen := map[string]int{}
 	var fields [3][]byte
-	for {
-		line, err := lr.nextRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := lr.splitFields(line, fields[:], "context, spec, candidates"); err != nil {
-			return nil, err
-		}
+	err = lr.eachRow(fields[:], "context, spec, candidates", func() error {
 		e, err := pf.parseEntry(lr, fields, qids, ds)
 		if err == errUnused {
 			pf.Unused++
-			continue
+			return nil
 		}
 		if err != nil {
-			return nil, err
+			return err
 		}
 		if prev, dup := seen[e.Context]; dup {
-			return nil, lr.fieldErr(1, fields[0], ErrPolicy, "context %q is given again (first on line %d)", e.Context, prev)
+			return lr.fieldErr(1, fields[0], ErrPolicy, "context %q is given again (first on line %d)", e.Context, prev)
 		}
 		seen[e.Context] = e.Line
 		pf.Entries = append(pf.Entries, e)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(pf.Entries) == 0 && target {
 		return nil, lr.fileErr(ErrPolicy, "no context of a query of %s after the header line", ds.Source)

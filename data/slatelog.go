@@ -482,6 +482,40 @@ func (lr *lineReader) nextRecord() ([]byte, error) {
 	}
 }
 
+// newLineReader reads the text file name (for messages) from r, with the
+// 1 MiB buffer every piopt text reader uses.
+func newLineReader(r io.Reader, name string) *lineReader {
+	return &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+}
+
+// eachRecord calls fn with every record line (nextRecord) up to the end
+// of the file, stopping at fn's first error.
+func (lr *lineReader) eachRecord(fn func(line []byte) error) error {
+	for {
+		line, err := lr.nextRecord()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(line); err != nil {
+			return err
+		}
+	}
+}
+
+// eachRow is eachRecord over rows of exactly len(fields) tab-separated
+// fields (named names in messages): fn sees each row cut into fields.
+func (lr *lineReader) eachRow(fields [][]byte, names string, fn func() error) error {
+	return lr.eachRecord(func(line []byte) error {
+		if err := lr.splitFields(line, fields, names); err != nil {
+			return err
+		}
+		return fn()
+	})
+}
+
 // checkSecondHeader refuses a `#` line t that is a header line of the
 // file's kind (its magic word follows the '#') but not the same header as
 // the first line's.

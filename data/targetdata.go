@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
 	"cmp"
 	"fmt"
@@ -58,42 +57,36 @@ func ReadTargetScores(path string, ds *Dataset) (*TargetData, error) {
 }
 
 func readTargetScores(r io.Reader, name string, ds *Dataset) (*TargetData, error) {
-	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+	lr := newLineReader(r, name)
 	td := &TargetData{Name: name, Contexts: map[string]*TargetList{}}
 	qids := qidIndex(ds)
 	seen := map[string]map[string]int{} // context → doc name → line
 	var f [3][]byte
-	for {
-		line, err := lr.nextRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := lr.splitFields(line, f[:], "context, doc, score"); err != nil {
-			return nil, err
-		}
+	err := lr.eachRow(f[:], "context, doc, score", func() error {
 		ctx, doc := string(bytes.TrimSpace(f[0])), bytes.TrimSpace(f[1])
 		s, ok := parseFinite(bytes.TrimSpace(f[2]))
 		if !ok {
-			return nil, lr.fieldErr(3, f[2], ErrNumber, "score is not a finite number")
+			return lr.fieldErr(3, f[2], ErrNumber, "score is not a finite number")
 		}
 		if why := badDocID(doc); why != "" {
-			return nil, lr.fieldErr(2, f[1], ErrSlate, "%s", why)
+			return lr.fieldErr(2, f[1], ErrSlate, "%s", why)
 		}
 		l, ok := td.list(lr, ctx, qids)
 		if !ok {
-			continue
+			return nil
 		}
 		if seen[ctx] == nil {
 			seen[ctx] = map[string]int{}
 		}
 		if prev, dup := seen[ctx][string(doc)]; dup {
-			return nil, lr.fieldErr(2, f[1], ErrSlate, "document %q of context %q is scored again (first on line %d)", shorten(doc), shortenString(ctx), prev)
+			return lr.fieldErr(2, f[1], ErrSlate, "document %q of context %q is scored again (first on line %d)", shorten(doc), shortenString(ctx), prev)
 		}
 		seen[ctx][string(doc)] = lr.line
 		l.add(ds, doc, s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(td.Contexts) == 0 {
 		return nil, lr.fileErr(ErrRow, "no line names a query of %s", ds.Source)
@@ -153,46 +146,41 @@ func ReadRun(path string, ds *Dataset) (*TargetData, error) {
 }
 
 func readRun(r io.Reader, name string, ds *Dataset) (*TargetData, error) {
-	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+	lr := newLineReader(r, name)
 	td := &TargetData{Name: name, Contexts: map[string]*TargetList{}}
 	qids := qidIndex(ds)
 	ranks := map[*TargetList][]int64{}
 	seen := map[string]int{}
-	for {
-		line, err := lr.nextRecord()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, err
-		}
+	err := lr.eachRecord(func(line []byte) error {
 		f := bytes.Fields(line)
 		if len(f) != 6 {
-			return nil, lr.lineErr(ErrRow, "%d fields, want 6 (qid Q0 doc rank score tag)", len(f))
+			return lr.lineErr(ErrRow, "%d fields, want 6 (qid Q0 doc rank score tag)", len(f))
 		}
 		rank, err := strconv.ParseInt(string(f[3]), 10, 64)
 		if err != nil {
-			return nil, lr.fieldErr(4, f[3], ErrNumber, "rank is not an integer")
+			return lr.fieldErr(4, f[3], ErrNumber, "rank is not an integer")
 		}
 		s, ok := parseFinite(f[4])
 		if !ok {
-			return nil, lr.fieldErr(5, f[4], ErrNumber, "score is not a finite number")
+			return lr.fieldErr(5, f[4], ErrNumber, "score is not a finite number")
 		}
 		if why := badDocID(f[2]); why != "" {
-			return nil, lr.fieldErr(3, f[2], ErrSlate, "%s", why)
+			return lr.fieldErr(3, f[2], ErrSlate, "%s", why)
 		}
 		ctx := string(f[0])
 		key := ctx + "\t" + string(f[2])
 		if prev, dup := seen[key]; dup {
-			return nil, lr.fieldErr(3, f[2], ErrSlate, "document %q of qid %q is ranked again (first on line %d)", shorten(f[2]), shortenString(ctx), prev)
+			return lr.fieldErr(3, f[2], ErrSlate, "document %q of qid %q is ranked again (first on line %d)", shorten(f[2]), shortenString(ctx), prev)
 		}
 		seen[key] = lr.line
-		l, ok := td.list(lr, ctx, qids)
-		if !ok {
-			continue
+		if l, ok := td.list(lr, ctx, qids); ok {
+			l.add(ds, f[2], s)
+			ranks[l] = append(ranks[l], rank)
 		}
-		l.add(ds, f[2], s)
-		ranks[l] = append(ranks[l], rank)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(td.Contexts) == 0 {
 		return nil, lr.fileErr(ErrRow, "no line names a query of %s", ds.Source)

@@ -1,7 +1,6 @@
 package data
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -56,7 +55,7 @@ func ReadTargets(path string, ds *Dataset) (*Targets, error) {
 }
 
 func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
-	lr := &lineReader{name: name, br: bufio.NewReaderSize(r, 1<<20)}
+	lr := newLineReader(r, name)
 	h, slots, err := readTargetsHeader(lr, ds)
 	if err != nil {
 		return nil, err
@@ -65,6 +64,8 @@ func readTargets(r io.Reader, name string, ds *Dataset) (*Targets, error) {
 	t := &Targets{Header: h, Slots: slots}
 	var lines []int32
 	sorted := true
+	// Its own loop, not eachRecord: a targets file has a row per (query,
+	// doc, slot), and a call through a closure per row cost about 4% here.
 	for {
 		line, err := lr.nextRecord()
 		if err == io.EOF {

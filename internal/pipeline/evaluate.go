@@ -92,15 +92,11 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		return nil, err
 	}
 	assumed := cfg.Setup.Header()
-	lr, err := data.OpenLogAssuming(cfg.Logs, ds, assumed)
+	lr, ls, metricName, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
 	if err != nil {
 		return nil, err
 	}
 	defer lr.Close()
-	ls, metricName, err := policy.ReadSetup(lr, cfg.Setup)
-	if err != nil {
-		return nil, err
-	}
 	metric, nonAdditive, err := evaluateMetric(cfg, lr.Header(), metricName, ls.Slots, ds)
 	if err != nil {
 		return nil, err

@@ -134,15 +134,11 @@ func Targets(ctx context.Context, st *impute.Stats, gammas *impute.GammaCache, h
 // statistics, checking its header against cfg.Setup (which defaults to the
 // header's values), and returns them with the logging policy's Γ cache.
 func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, error) {
-	lr, err := data.OpenLogAssuming(cfg.Logs, ds, cfg.Setup.Header())
+	lr, setup, _, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	defer lr.Close()
-	setup, _, err := policy.ReadSetup(lr, cfg.Setup)
-	if err != nil {
-		return nil, nil, nil, err
-	}
 	if err := checkStated(cfg.Stated, cfg.Logs, lr.Header()); err != nil {
 		return nil, nil, nil, err
 	}

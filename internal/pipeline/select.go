@@ -87,15 +87,11 @@ func Select(ctx context.Context, cfg SelectConfig) (*selection.Selection, error)
 			}
 		}
 	}
-	lr, err := data.OpenLogAssuming(cfg.Logs, ds, sc.LogHeader)
+	lr, ls, metricName, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
 	if err != nil {
 		return nil, err
 	}
 	defer lr.Close()
-	ls, metricName, err := policy.ReadSetup(lr, cfg.Setup)
-	if err != nil {
-		return nil, err
-	}
 	popt, err := PolicyOptions(ctx, cfg.PolicyData, cfg.Read, cfg.Threads, cfg.Seed, cfg.Progress)
 	if err != nil {
 		return nil, err

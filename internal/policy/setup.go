@@ -143,6 +143,22 @@ func checkSlots(slots int) error {
 	return nil
 }
 
+// OpenLog opens the slate log at path (a log without a header line is
+// read with what f says) and reads its setup as ReadSetup does; the caller
+// closes the reader.
+func OpenLog(path string, ds *data.Dataset, f Flags) (*data.LogReader, Setup, string, error) {
+	lr, err := data.OpenLogAssuming(path, ds, f.Header())
+	if err != nil {
+		return nil, Setup{}, "", err
+	}
+	s, metric, err := ReadSetup(lr, f)
+	if err != nil {
+		lr.Close()
+		return nil, Setup{}, "", err
+	}
+	return lr, s, metric, nil
+}
+
 // ReadSetup reads the setup a slate log's header records and checks the
 // flags that were given (slots, logging, rank-by, candidates,
 // candidates-by, metric) against it. It also returns the log's reward

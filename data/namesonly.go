@@ -3,6 +3,7 @@ package data
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -93,6 +94,17 @@ func candidateNames(spec string, field []byte) [][]byte {
 // NamesOnly reports whether d holds document names only (no LETOR file
 // was read: DocNamesFromPolicyFile).
 func (d *Dataset) NamesOnly() bool { return d.namesOnly }
+
+// PolicyPath returns the policy file a slate log's header names
+// (policy=), relative to the log's folder unless absolute; "" when the
+// header names none.
+func PolicyPath(logPath string, h Header) string {
+	name := h["policy"]
+	if name == "" || filepath.IsAbs(name) {
+		return name
+	}
+	return filepath.Join(filepath.Dir(logPath), name)
+}
 
 // ReadLogHeader returns the header of a slate log, nil when its first line
 // is not a header (a headerless log).

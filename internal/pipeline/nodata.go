@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
 	"github.com/piopt/piopt/data"
@@ -27,12 +26,7 @@ func logData(ctx context.Context, path string, opt data.ReadOptions, logs string
 		if err != nil {
 			return nil, err
 		}
-		if name := h["policy"]; name != "" {
-			pf = name
-			if !filepath.IsAbs(name) {
-				pf = filepath.Join(filepath.Dir(logs), name)
-			}
-		}
+		pf = data.PolicyPath(logs, h)
 	}
 	if pf == "" {
 		return nil, errors.New("no --data: without a dataset the logging policy must be a policy file (--policy FILE, or the log header's policy=), whose candidate lists name the documents; give --data FILE for a named logging policy")

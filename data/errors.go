@@ -41,7 +41,10 @@ type ParseError struct {
 	Line  int    // 0 when the error concerns the whole file
 	Field int    // 0 when the error concerns the whole line
 	Token string // the field's text, shortened when long
-	Err   error
+	// Name, when not "", names the field instead of Field and Token: a
+	// JSON-lines log's `policy.scores[3]`.
+	Name string
+	Err  error
 }
 
 // Error renders the error as `train.txt:12: field 3 ("5:abc"): value not a
@@ -50,6 +53,8 @@ func (e *ParseError) Error() string {
 	switch {
 	case e.Line == 0:
 		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	case e.Name != "":
+		return fmt.Sprintf("%s:%d: field %s: %v", e.File, e.Line, e.Name, e.Err)
 	case e.Field == 0:
 		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
 	}

@@ -243,6 +243,8 @@ type LogReader struct {
 	// read while looking for one, returned by the first Next.
 	headerless bool
 	pending    []byte
+	// rows, when not nil, streams a row log's impressions (RowLog.Open).
+	rows *rowStream
 }
 
 // SetContexts makes the first field of every line a context, QID or
@@ -383,6 +385,9 @@ func (lr *LogReader) Dataset() *Dataset { return lr.ds }
 
 // Close closes the underlying file (when opened by OpenLog).
 func (lr *LogReader) Close() error {
+	if lr.rows != nil {
+		lr.rows.close()
+	}
 	if lr.closer == nil {
 		return nil
 	}
@@ -568,6 +573,9 @@ func qidIndex(ds *Dataset) map[string]int {
 // without any impression is an error (ErrNoImpressions naming the file):
 // every estimate from it would be a meaningless 0.
 func (lr *LogReader) Next() (LogRecord, error) {
+	if lr.rows != nil {
+		return lr.nextRow()
+	}
 	line, err := lr.pending, error(nil)
 	if line == nil {
 		line, err = lr.nextRecord()
@@ -648,6 +656,9 @@ func (lr *LogReader) Next() (LogRecord, error) {
 // Next returned last, naming file, line and the field's text: what callers
 // use for checks the reader cannot make (e.g. candidates).
 func (lr *LogReader) Errorf(field int, format string, args ...any) error {
+	if lr.rows != nil {
+		return lr.rowErr(field, format, args...)
+	}
 	kind := ErrRow
 	switch field {
 	case 1:

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ope"
@@ -56,6 +57,9 @@ func targetSpec(c *cli.Context) (string, error) {
 		if v := c.String(f.flag); v != "" {
 			given = append(given, f.prefix+v)
 		}
+	}
+	if len(given) == 0 && data.IsRowLog(c.String("logs")) {
+		return "", nil // the rows' own targets, when they carry them
 	}
 	if len(given) != 1 {
 		return "", fmt.Errorf("give one target: --target SPEC, --target-policy FILE or --target-scores FILE (a target is %s)", policy.TargetKinds)

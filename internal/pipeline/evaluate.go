@@ -77,6 +77,9 @@ func (r *EvaluateResult) WriteTable(w io.Writer) { r.Setup.WriteTable(w, r.Resul
 // when DM trains on a share of a log whose length its header does not
 // say), then writes JSON when asked.
 func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) {
+	if data.IsRowLog(cfg.Logs) {
+		return evaluateRowLog(ctx, cfg)
+	}
 	ds, err := logData(ctx, cfg.Data, cfg.Read, cfg.Logs, cfg.Setup, cfg.Progress)
 	if err != nil {
 		return nil, err

@@ -24,6 +24,10 @@ type Options struct {
 	// Sources, when not nil, keeps the rank sources fitted and their
 	// scores across the setups and targets built with these options.
 	Sources *Sources
+	// RowTarget is the targets a log with a policy per row carries in
+	// its rows (data.RowLog.Target), which the target `row` names; nil
+	// when the log carries none.
+	RowTarget *data.PolicyFile
 }
 
 // Default hyper-parameters of the feature-subset rankers: a tree of depth 6

@@ -19,6 +19,12 @@ import (
 // is read from its file instead. A spelling that is none of these is
 // refused with the list of every kind.
 func ResolveTarget(ctx context.Context, spec string, c *impute.Candidates, slots int, method ranker.SlateMethod, opt Options) (*ope.Target, error) {
+	if spec == RowTargetKind {
+		if opt.RowTarget == nil {
+			return nil, fmt.Errorf("target row: no row of the log carries a target (row targets are read from a log with a policy per row: .jsonl, .jsonl.gz or .parquet)")
+		}
+		return policyTarget(spec, opt.RowTarget, c, slots, impute.GammaOptions{Seed: opt.Seed})
+	}
 	if kind, path, ok := DataTarget(spec); ok {
 		return dataTarget(spec, kind, path, c, slots, impute.GammaOptions{Seed: opt.Seed})
 	}

@@ -18,13 +18,19 @@ const (
 	PolicyTargetKind = "policy"
 	ScoresTargetKind = "scores"
 	RunTargetKind    = "run"
+	// RowTargetKind is the target a log with a policy per row gives in
+	// its rows' target objects (--target row).
+	RowTargetKind = "row"
 )
 
 // TargetKinds lists every spelling of a target, for messages.
-const TargetKinds = "feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1], run:FILE, or --target-policy FILE or --target-scores FILE"
+const TargetKinds = "feature:K, model:PATH, tree:SUBSET[@DEPTH], lasso:SUBSET[@L1], run:FILE, row (the targets of a log with a policy per row), or --target-policy FILE or --target-scores FILE"
 
 // DataTarget reports whether spec is a target given as data, and its file.
 func DataTarget(spec string) (kind, path string, ok bool) {
+	if spec == RowTargetKind {
+		return RowTargetKind, "", true
+	}
 	kind, path, ok = strings.Cut(spec, ":")
 	switch kind {
 	case PolicyTargetKind, ScoresTargetKind, RunTargetKind:

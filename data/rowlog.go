@@ -114,12 +114,6 @@ func (s *rowScan) add(n int64, r *LogRow) error {
 	if !ok {
 		return fail("context", ErrQID, "qid %q is not in %s", shortenString(qid), s.opt.Data.Source)
 	}
-	for i, d := range r.Slate {
-		if _, ok := s.names.doc(q, d); !ok {
-			return fail(elem("slate", i), ErrSlate, "document %q is not in qid %s of %s", shortenString(d), shortenString(qid), s.opt.Data.Source)
-		}
-	}
-	s.maxLen = max(s.maxLen, len(r.Slate))
 	if r.Policy == nil && s.opt.PolicyFile == "" {
 		return fail("policy", ErrPolicy, "missing, and no policy file (--policy FILE) gives the logging policy of context %q", shortenString(r.Context))
 	}
@@ -131,6 +125,12 @@ func (s *rowScan) add(n int64, r *LogRow) error {
 			return err
 		}
 	}
+	for i, d := range r.Slate {
+		if _, ok := s.names.doc(q, d); !ok {
+			return fail(elem("slate", i), ErrSlate, "document %q is not in qid %s of %s", shortenString(d), shortenString(qid), s.opt.Data.Source)
+		}
+	}
+	s.maxLen = max(s.maxLen, len(r.Slate))
 	s.rl.unit = append(s.rl.unit, u)
 	s.rl.Rows++
 	return nil

@@ -1,6 +1,32 @@
 package data
 
-import "fmt"
+import (
+	"fmt"
+	"sort"
+)
+
+// sortUnits puts the units in the order of their names (bytewise), so
+// that their order, which sums over units follow, does not depend on the
+// order of the rows: a policy file listing its contexts sorted gives the
+// same bits.
+func (s *rowScan) sortUnits() {
+	e := s.rl.Policy.Entries
+	order := make([]int32, len(e))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.Slice(order, func(a, b int) bool { return e[order[a]].Context < e[order[b]].Context })
+	perm := make([]int32, len(e))
+	sorted := make([]PolicyEntry, len(e))
+	for k, i := range order {
+		perm[i] = int32(k)
+		sorted[k] = e[i]
+	}
+	s.rl.Policy.Entries = sorted
+	for i, u := range s.rl.unit {
+		s.rl.unit[i] = perm[u]
+	}
+}
 
 // finish settles the slots and the dataset, fills the units of rows
 // without a policy from the policy file, and resolves the row targets'
@@ -37,6 +63,7 @@ func (s *rowScan) finish() (*RowLog, error) {
 		return nil, &ParseError{File: rl.Path, Err: errorf(ErrSlate, "a slate of %d documents, longer than --slots %d", s.maxLen, rl.Slots)}
 	}
 	rl.Policy.Slots = rl.Slots
+	s.sortUnits()
 	for i := range rl.Policy.Entries {
 		if err := checkEntrySlates(rl.Path, "policy", &rl.Policy.Entries[i], rl.Slots); err != nil {
 			return nil, err

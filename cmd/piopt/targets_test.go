@@ -14,7 +14,7 @@ import (
 var targetsDir = filepath.Join("testdata", "targets")
 
 // Targets given by a policy file, by scores and by a TREC run give, with
-// and without --data, the PI, wPI, IPS and wIPS an independent numpy
+// and without --data, on the TSV log and on its JSON-lines twin, the PI, wPI, IPS and wIPS an independent numpy
 // computation gives (testdata/targets/targets.py), and the coverage of the
 // documents the logger never shows.
 func TestTargetsAsData(t *testing.T) {
@@ -37,9 +37,10 @@ func TestTargetsAsData(t *testing.T) {
 		if err := json.Unmarshal(want[name], &w); err != nil {
 			t.Fatal(err)
 		}
-		for _, data := range [][]string{nil, withData} {
+		for k, data := range [][]string{nil, withData, nil, withData} {
+			log := []string{"log.txt", "log.jsonl"}[k/2] // the TSV log and its JSON-lines twin
 			out := filepath.Join(t.TempDir(), "est.json")
-			args := append([]string{"evaluate", "--logs", filepath.Join(targetsDir, "log.txt"), "--estimators", "pi,wpi,ips,wips", "--json", out}, flags...)
+			args := append([]string{"evaluate", "--logs", filepath.Join(targetsDir, log), "--estimators", "pi,wpi,ips,wips", "--json", out}, flags...)
 			if _, err := runCapture(t, append(args, data...)...); err != nil {
 				t.Fatalf("%s (data %v): %v", name, data != nil, err)
 			}

@@ -142,6 +142,9 @@ func evaluateRowPlan(ctx context.Context, cfg EvaluateConfig, opt ope.EvalOption
 	}
 	out := &EvaluateResult{Setup: evaluateSetup(ds, cfg.Logs, ls, plan, res, opt.Intervals, cfg.Command), Result: res}
 	out.Setup.Policy = cfg.Setup.Policy // the policy file of rows without a policy, if any
+	if out.Setup.Policy == "" {
+		out.Setup.Logging = "per row"
+	}
 	if metric != nil && !ds.NamesOnly() {
 		out.Setup.Metric = metric.Name()
 		cj := ranker.NewConventionsJSON(metric.Conventions)

@@ -11,6 +11,10 @@ Writes, next to this script, a small world no piopt code touched:
                shows (X*), a qid the data does not have
   scores.txt   target scores (ties, extra documents, an unknown qid)
   run.txt      a TREC run (ties on rank, unseen documents)
+  log.jsonl    the JSON-lines twin of log.txt: each row carries its
+               context's policy of policy.txt
+  tlog.jsonl   log.jsonl with each row's target of tpolicy.txt (the
+               context's line, else its qid's) in the row
 and expected.json: PI, wPI, IPS and wIPS of each target, computed here by
 enumerating every ordered slate of every context with numpy (Gamma and its
 pseudoinverse with an eigenvalue cut-off of 1e-10 x the largest).
@@ -95,6 +99,35 @@ def dist(spec, n, scores=None, listed=None):
         u = 1.0 / len(d)
         d = {s: (1 - eps) * p + eps * u for s, p in d.items()}
     return d
+
+
+def row_policy(spec, text):
+    """The JSON-lines policy object of a policy-file line."""
+    base = spec.split(",", 1)[1] if spec.startswith("eps:") else spec
+    if base == "slates":
+        pairs = [(t.rsplit("=", 1)[0].split(" "), float(t.rsplit("=", 1)[1])) for t in text.split(",")]
+        cands = []
+        for s, _ in pairs:
+            cands += [d for d in s if d not in cands]
+        return {"spec": spec, "candidates": cands, "slates": [s for s, _ in pairs], "probs": [p for _, p in pairs]}
+    if base.startswith("pl:"):
+        items = [t.rsplit(":", 1) for t in text.split(",")]
+        return {"spec": spec, "candidates": [d for d, _ in items], "scores": [float(v) for _, v in items]}
+    return {"spec": spec, "candidates": text.split(",")}
+
+
+def write_jsonl():
+    """The JSON-lines twins of log.txt (policy per row, and target per row)."""
+    pol = {r[0]: row_policy(r[1], r[2]) for r in read_tsv("policy.txt")}
+    tpol = {r[0]: row_policy(r[1], r[2]) for r in read_tsv("tpolicy.txt")}
+    plain, targeted = [], []
+    for ctx, slate, reward in read_tsv("log.txt"):
+        row = {"context": ctx, "slate": slate.split(","), "reward": float(reward), "policy": pol[ctx]}
+        plain.append(json.dumps(row))
+        row["target"] = lookup(tpol, ctx)
+        targeted.append(json.dumps(row))
+    open(os.path.join(HERE, "log.jsonl"), "w").write("\n".join(plain) + "\n")
+    open(os.path.join(HERE, "tlog.jsonl"), "w").write("\n".join(targeted) + "\n")
 
 
 def write_files():
@@ -197,6 +230,7 @@ def lookup(table, ctx):
 
 def main():
     write_files()
+    write_jsonl()
     logging = {r[0]: parse_policy_line(r[1], r[2]) for r in read_tsv("policy.txt")}
     gam = {}
     for name, (cands, mu) in logging.items():

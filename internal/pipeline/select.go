@@ -69,7 +69,7 @@ func Select(ctx context.Context, cfg SelectConfig) (*selection.Selection, error)
 	if err := sc.Check(); err != nil {
 		return nil, err
 	}
-	ds, err := logData(ctx, cfg.Data, cfg.Read, cfg.Logs, cfg.Setup, cfg.Progress)
+	ds, rl, err := selectData(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +87,7 @@ func Select(ctx context.Context, cfg SelectConfig) (*selection.Selection, error)
 			}
 		}
 	}
-	lr, ls, metricName, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
+	lr, ls, metricName, err := openSelectLog(cfg, ds, rl)
 	if err != nil {
 		return nil, err
 	}
@@ -95,6 +95,9 @@ func Select(ctx context.Context, cfg SelectConfig) (*selection.Selection, error)
 	popt, err := PolicyOptions(ctx, cfg.PolicyData, cfg.Read, cfg.Threads, cfg.Seed, cfg.Progress)
 	if err != nil {
 		return nil, err
+	}
+	if rl != nil {
+		popt.RowTarget = rl.Target
 	}
 	metric, nonAdditive, err := selectMetric(metricName, ls.Slots)
 	if err != nil {

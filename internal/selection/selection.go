@@ -8,9 +8,7 @@
 package selection
 
 import (
-	"bufio"
 	"cmp"
-	"compress/gzip"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -187,6 +185,9 @@ func (cfg *Config) check() error {
 // the log's slates have, and a logging rank source fitted to labels with no
 // labelled file to fit it on.
 func checkSelectLog(cfg Config) error {
+	if data.IsRowLog(cfg.Log) {
+		return nil // a log with a policy per row has no header: its reader checks it
+	}
 	h, err := readLogHeader(cfg.Log, cfg.LogHeader)
 	if err != nil {
 		return err
@@ -219,37 +220,17 @@ func checkSelectLog(cfg Config) error {
 }
 
 // readLogHeader reads the header line of a slate log (gzip allowed)
-// without the dataset a LogReader checks it against; assumed, when not nil,
-// for a log whose first line is not a header.
+// without the dataset a LogReader checks it against (data.ReadLogHeader);
+// assumed, when not nil, for a log whose first line is not a header.
 func readLogHeader(path string, assumed data.Header) (data.Header, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("open slate log: %w", err)
-	}
-	defer f.Close()
-	br := bufio.NewReader(f)
-	var r io.Reader = br
-	if head, _ := br.Peek(2); len(head) == 2 && head[0] == 0x1f && head[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
-		}
-		defer zr.Close()
-		r = zr
-	}
-	line, err := bufio.NewReader(r).ReadString('\n')
+	h, err := data.ReadLogHeader(path)
 	switch {
-	case err == io.EOF && line == "":
-		return nil, fmt.Errorf("%s: empty file: no `# %s %s ...` header", path, data.LogMagic, data.FormatVersion)
-	case err != nil && err != io.EOF:
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	if assumed != nil && !strings.HasPrefix(line, "#") {
+	case err != nil:
+		return nil, err
+	case h == nil && assumed != nil:
 		return assumed, nil
-	}
-	h, err := data.ParseHeader(line, data.LogMagic)
-	if err != nil {
-		return nil, fmt.Errorf("%s:1: %w", path, err)
+	case h == nil:
+		return nil, fmt.Errorf("%s:1: no `# %s %s key=value ...` header line", path, data.LogMagic, data.FormatVersion)
 	}
 	return h, nil
 }

@@ -197,7 +197,7 @@ func TestReadLogHeader(t *testing.T) {
 	if err := os.WriteFile(empty, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := readLogHeader(empty, nil); err == nil || !strings.HasPrefix(err.Error(), empty+": empty file") {
+	if _, err := readLogHeader(empty, nil); err == nil || err.Error() != empty+":1: no `# piopt-log v1 key=value ...` header line" {
 		t.Errorf("empty log: %v", err)
 	}
 	if _, err := readLogHeader(filepath.Join(dir, "none.log"), nil); !errors.Is(err, os.ErrNotExist) {

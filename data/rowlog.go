@@ -64,8 +64,6 @@ type rowScan struct {
 	rl      *RowLog
 	opt     RowLogOptions
 	names   *docNames
-	file    *PolicyFile    // the policy file, once the dataset is known
-	fileCtx map[string]int // its contexts' entries
 	units   map[[16]byte]int32
 	count   map[string]int // units per context
 	key     []byte

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // Coverage says how much of the target policy the log cannot see, for
@@ -233,7 +234,7 @@ func rangeResidual(g *impute.Gamma, qhat, gq []float64, l int) (c, d float64) {
 // coverageSums accumulate a Coverage over a log, one impression at a time.
 type coverageSums struct {
 	n, nShort    int64
-	share, bound float64
+	share, bound xsum.Sum // exact: the same however the log is split
 	lo, hi       float64
 	seen         []bool
 	bounds       []float64 // per logged query: its bias bound
@@ -259,8 +260,8 @@ func (s *coverageSums) add(q int) {
 		return
 	}
 	s.nShort++
-	s.share += qc.unseenShare
-	s.bound += s.bounds[q]
+	s.share.Add(qc.unseenShare)
+	s.bound.Add(s.bounds[q])
 }
 
 // noteContext counts a newly logged context q.
@@ -291,9 +292,11 @@ func (s *coverageSums) coverage() *Coverage {
 	}
 	c := s.cov
 	n := float64(s.n)
-	c.ImpressionsShortShare, c.UnseenShare, c.MaxBiasBound = float64(s.nShort)/n, s.share/n, s.bound/n
+	c.ImpressionsShortShare, c.UnseenShare, c.MaxBiasBound = float64(s.nShort)/n, s.share.Float64()/n, s.bound.Float64()/n
 	worst := slices.Clone(s.worst)
-	slices.SortStableFunc(worst, func(a, b int) int { return cmp.Compare(s.bounds[b], s.bounds[a]) })
+	// Ties in context order, not in order of first impression: the same
+	// however the log is split.
+	slices.SortFunc(worst, func(a, b int) int { return cmp.Or(cmp.Compare(s.bounds[b], s.bounds[a]), cmp.Compare(a, b)) })
 	c.WorstContexts = []ContextShortfall{}
 	for _, q := range worst[:min(len(worst), maxWorstContexts)] {
 		qc := &s.plan.queries[q].cov

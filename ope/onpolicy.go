@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // onPolicyEstimator gives onpolicy: the target's true value V(x, s*(x))
@@ -13,12 +15,12 @@ import (
 // is what the estimators are compared with on the same contexts.
 type onPolicyEstimator struct {
 	plan  *Plan
-	value float64 // Σ_i V(x_i, s*)
+	value xsum.Sum // Σ_i V(x_i, s*)
 }
 
 func (e *onPolicyEstimator) Names() []string { return []string{OnPolicy} }
 
-func (e *onPolicyEstimator) Add(s *Sample) { e.value += e.plan.queries[s.Query].value }
+func (e *onPolicyEstimator) Add(s *Sample) { e.value.Add(e.plan.queries[s.Query].value) }
 
 func (e *onPolicyEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, error) {
 	p := e.plan
@@ -26,7 +28,7 @@ func (e *onPolicyEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estima
 	if math.IsNaN(p.TrueValue) {
 		o.Warnings = []string{p.onPolicyMissing()}
 	} else if sum.N > 0 {
-		o.Value = Float(e.value / float64(max(sum.N, 1)))
+		o.Value = Float(e.value.Float64() / float64(max(sum.N, 1)))
 	}
 	return []*Estimate{o}, nil
 }

@@ -18,8 +18,8 @@ type ipsEstimator struct {
 	ips, wips bool
 	sums      ExactSums
 	sigma2    xsum.Sum // Σ_i 1/μ(s*|x_i) over samples whose target slate μ can log
-	unknown   bool    // a ratio was NaN
-	zero      int64   // samples whose context's target slate μ cannot log
+	unknown   bool     // a ratio was NaN
+	zero      int64    // samples whose context's target slate μ cannot log
 }
 
 func (e *ipsEstimator) Names() []string { return onNames([]bool{e.ips, e.wips}, IPS, WIPS) }

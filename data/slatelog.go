@@ -243,6 +243,13 @@ type LogReader struct {
 	// read while looking for one, returned by the first Next.
 	headerless bool
 	pending    []byte
+	// more are the log's files after the current one, first its first
+	// (LogFiles; logfiles.go); keep, when set, the shard's filter of qids
+	// and skipped the records it refused.
+	more    []string
+	first   string
+	keep    func(qid []byte) bool
+	skipped int64
 }
 
 // SetContexts makes the first field of every line a context, QID or
@@ -262,7 +269,15 @@ func OpenLog(path string, ds *Dataset) (*LogReader, error) {
 // Such a log still needs slots= and logging= or policy= from assumed; the
 // error names the flag that would give a missing one. A log with a header
 // is read as OpenLog reads it: assumed is not used.
+//
+// path may name many files (LogFiles: a list, a glob, a folder), read one
+// after the other as one log; each must have the first one's header.
 func OpenLogAssuming(path string, ds *Dataset, assumed Header) (*LogReader, error) {
+	files, err := LogFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	path = files[0]
 	r, c, err := openSlateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open slate log: %w", err)
@@ -272,7 +287,7 @@ func OpenLogAssuming(path string, ds *Dataset, assumed Header) (*LogReader, erro
 		c.Close()
 		return nil, err
 	}
-	lr.closer = c
+	lr.closer, lr.more, lr.first = c, files[1:], path
 	return lr, nil
 }
 
@@ -568,13 +583,28 @@ func qidIndex(ds *Dataset) map[string]int {
 // without any impression is an error (ErrNoImpressions naming the file):
 // every estimate from it would be a meaningless 0.
 func (lr *LogReader) Next() (LogRecord, error) {
+	for {
+		rec, err := lr.next()
+		if err != errNextFile && err != errSkipped {
+			return rec, err
+		}
+	}
+}
+
+// errSkipped is what next returns for a record the filter refused.
+var errSkipped = errors.New("skipped")
+
+func (lr *LogReader) next() (LogRecord, error) {
 	line, err := lr.pending, error(nil)
 	if line == nil {
 		line, err = lr.nextRecord()
 	} else {
 		lr.pending = nil
 	}
-	if err == io.EOF && lr.n == 0 {
+	if err == io.EOF {
+		err = lr.advance()
+	}
+	if err == io.EOF && lr.n+lr.skipped == 0 {
 		return LogRecord{}, lr.fileErr(ErrNoImpressions, "no impression after the header line: nothing to estimate from")
 	}
 	if err != nil {
@@ -587,6 +617,10 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	qid := lr.fields[0]
 	if lr.contexts {
 		qid, _, _ = bytes.Cut(qid, []byte{'@'})
+	}
+	if lr.keep != nil && !lr.keep(qid) {
+		lr.skipped++
+		return LogRecord{}, errSkipped
 	}
 	q, ok := lr.qids[string(qid)]
 	if !ok {

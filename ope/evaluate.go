@@ -54,6 +54,11 @@ type Evaluator struct {
 	sigma2 xsum.Sum // Σ_i σ²_{x_i}
 	sample Sample
 	cov    *coverageSums // what of the target the log cannot see
+	// merged: the evaluator of merged partials (partial.go), whose plan
+	// holds only its scalars: what Result takes from the plan, and the
+	// number of contexts logged.
+	merged  *planFacts
+	queries int
 }
 
 // NewEvaluator returns an evaluator of the plan's target.
@@ -155,9 +160,13 @@ func (r *Result) attachCoverage() {
 
 // Result computes every estimate (training DM's and dr's models if asked).
 func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
+	f := e.merged
+	if f == nil {
+		f = e.plan.facts()
+	}
 	p, iv := e.plan, e.opt.Intervals
-	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: p.TrueValue, Gamma: p.Spectra(), GammaCount: p.GammaCount(),
-		PerContext: p.Gammas.PerContext(), Approximation: p.Gammas.Approximations()}
+	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: float64(f.TrueValue), Gamma: f.Gamma, GammaCount: f.GammaCount,
+		PerContext: f.PerContext, Approximation: f.Approximation, Queries: e.queries}
 	for _, c := range e.counts {
 		if c > 0 {
 			res.Queries++

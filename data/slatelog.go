@@ -614,20 +614,9 @@ func (lr *LogReader) next() (LogRecord, error) {
 	if err := lr.splitFields(line, lr.fields[:], "context, slate, reward"); err != nil {
 		return LogRecord{}, err
 	}
-	qid := lr.fields[0]
-	if lr.contexts {
-		qid, _, _ = bytes.Cut(qid, []byte{'@'})
-	}
-	if lr.keep != nil && !lr.keep(qid) {
-		lr.skipped++
-		return LogRecord{}, errSkipped
-	}
-	q, ok := lr.qids[string(qid)]
-	if !ok {
-		if len(qid) < len(lr.fields[0]) {
-			return LogRecord{}, lr.Errorf(1, "context %q: qid %q is not in %s", shorten(lr.fields[0]), shorten(qid), lr.ds.Source)
-		}
-		return LogRecord{}, lr.Errorf(1, "context %q is not a qid of %s", shorten(qid), lr.ds.Source)
+	q, err := lr.query()
+	if err != nil {
+		return LogRecord{}, err
 	}
 	m := lr.ds.QuerySize(q)
 	named := lr.ds.hasDocIDs()
@@ -676,6 +665,27 @@ func (lr *LogReader) next() (LogRecord, error) {
 	}
 	lr.n++
 	return LogRecord{Query: q, Context: lr.fields[0], Slate: slate, Reward: r, line: lr.line}, nil
+}
+
+// query returns the dataset query of the current line's first field (the
+// qid, up to '@' for contexts); errSkipped when the filter refuses it.
+func (lr *LogReader) query() (int, error) {
+	qid := lr.fields[0]
+	if lr.contexts {
+		qid, _, _ = bytes.Cut(qid, []byte{'@'})
+	}
+	if lr.keep != nil && !lr.keep(qid) {
+		lr.skipped++
+		return 0, errSkipped
+	}
+	q, ok := lr.qids[string(qid)]
+	if !ok {
+		if len(qid) < len(lr.fields[0]) {
+			return 0, lr.Errorf(1, "context %q: qid %q is not in %s", shorten(lr.fields[0]), shorten(qid), lr.ds.Source)
+		}
+		return 0, lr.Errorf(1, "context %q is not a qid of %s", shorten(qid), lr.ds.Source)
+	}
+	return q, nil
 }
 
 // Errorf returns an error about field (1 qid, 2 slate, 3 reward) of the line

@@ -397,16 +397,13 @@ func simulateRun(ctx context.Context, p *ope.Plan, cfg Config, grid, ck []int64,
 	for _, name := range est.Names() {
 		st.values[name] = nanSlice(len(grid))
 	}
-	// counts per context: the checkpoints' and pi-cv's folds (by context,
-	// as the Evaluator's).
-	counts := make([]int64, p.Candidates.NumQueries())
+	counts := make([]int64, p.Candidates.NumQueries()) // the checkpoints' and pi-cv's folds (by context, as the Evaluator's)
 	if len(ck) > 0 {
 		st.ckCount = make([][]int64, len(ck))
 		// Checkpoint 0 may be n = 0 (grid point 1 has n/2 = 0).
 	}
 	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: p.Scorer, Seed: seed}
-	// Exact sums, as the Evaluator's: the same bits as evaluate.
-	var pi, ips ope.ExactSums
+	var pi, ips ope.ExactSums // exact, as the Evaluator's: the same bits
 	var cv *ope.CVFolds
 	if est.PICV {
 		cv = ope.NewCVFolds(cvFolds(cfg.CVFolds))

@@ -54,14 +54,15 @@ logging ranks documents (pa, pl); candidates= (default 0: all) and
 candidates-by= are optional. A log without a header line is read with what
 --slots, --logging, --rank-by, --candidates and --candidates-by say.
 
+--logs may name many files: a list (a.log,b.log), a glob or a folder (its
+files in name order). --shard I/N --partial P.I imputes shard I of N, and
+piopt merge --out TARGETS P.1 ... P.N writes the unsharded targets.
+
    piopt impute --data Fold1/train.txt --logs train.log --out train.targets
    piopt impute --data train.txt --doc-ids comment --logs prod.log --policy prod.policy --out prod.targets
    piopt impute --data Fold1/train.txt --samples 10000000 --metric ndcg --seed 1 \
                 --slots 3 --logging uniform --out train.targets
-
---logs may name many files: a list (a.log,b.log), a glob or a folder (its
-files in name order). --shard I/N --partial P.I imputes shard I of N, and
-piopt merge --out TARGETS P.1 ... P.N writes the unsharded targets.`,
+   piopt impute --data train.txt --logs logs/ --shard 2/8 --partial parts/train.2`,
 		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
 		Action: runImpute,
 	}

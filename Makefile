@@ -54,6 +54,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJSONLog$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./data/xgbmodel
+	$(GO) test -run '^$$' -fuzz '^FuzzReadPartial$$' -fuzztime $(FUZZTIME) ./internal/pipeline
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/xsum
 
 # lint checks formatting, go vet and staticcheck, which it installs into
 # $(go env GOPATH)/bin when missing (from the Go module proxy).

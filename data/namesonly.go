@@ -109,6 +109,11 @@ func PolicyPath(logPath string, h Header) string {
 // ReadLogHeader returns the header of a slate log, nil when its first line
 // is not a header (a headerless log).
 func ReadLogHeader(path string) (Header, error) {
+	files, err := LogFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	path = files[0]
 	r, c, err := openSlateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open slate log: %w", err)

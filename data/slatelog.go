@@ -245,6 +245,13 @@ type LogReader struct {
 	pending    []byte
 	// rows, when not nil, streams a row log's impressions (RowLog.Open).
 	rows *rowStream
+	// more are the log's files after the current one, first its first
+	// (LogFiles; logfiles.go); keep, when set, the shard's filter of qids
+	// and skipped the records it refused.
+	more    []string
+	first   string
+	keep    func(qid []byte) bool
+	skipped int64
 }
 
 // SetContexts makes the first field of every line a context, QID or
@@ -264,7 +271,15 @@ func OpenLog(path string, ds *Dataset) (*LogReader, error) {
 // Such a log still needs slots= and logging= or policy= from assumed; the
 // error names the flag that would give a missing one. A log with a header
 // is read as OpenLog reads it: assumed is not used.
+//
+// path may name many files (LogFiles: a list, a glob, a folder), read one
+// after the other as one log; each must have the first one's header.
 func OpenLogAssuming(path string, ds *Dataset, assumed Header) (*LogReader, error) {
+	files, err := LogFiles(path)
+	if err != nil {
+		return nil, err
+	}
+	path = files[0]
 	r, c, err := openSlateFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("open slate log: %w", err)
@@ -274,7 +289,7 @@ func OpenLogAssuming(path string, ds *Dataset, assumed Header) (*LogReader, erro
 		c.Close()
 		return nil, err
 	}
-	lr.closer = c
+	lr.closer, lr.more, lr.first = c, files[1:], path
 	return lr, nil
 }
 
@@ -576,13 +591,28 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	if lr.rows != nil {
 		return lr.nextRow()
 	}
+	for {
+		rec, err := lr.next()
+		if err != errNextFile && err != errSkipped {
+			return rec, err
+		}
+	}
+}
+
+// errSkipped is what next returns for a record the filter refused.
+var errSkipped = errors.New("skipped")
+
+func (lr *LogReader) next() (LogRecord, error) {
 	line, err := lr.pending, error(nil)
 	if line == nil {
 		line, err = lr.nextRecord()
 	} else {
 		lr.pending = nil
 	}
-	if err == io.EOF && lr.n == 0 {
+	if err == io.EOF {
+		err = lr.advance()
+	}
+	if err == io.EOF && lr.n+lr.skipped == 0 {
 		return LogRecord{}, lr.fileErr(ErrNoImpressions, "no impression after the header line: nothing to estimate from")
 	}
 	if err != nil {
@@ -592,16 +622,9 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	if err := lr.splitFields(line, lr.fields[:], "context, slate, reward"); err != nil {
 		return LogRecord{}, err
 	}
-	qid := lr.fields[0]
-	if lr.contexts {
-		qid, _, _ = bytes.Cut(qid, []byte{'@'})
-	}
-	q, ok := lr.qids[string(qid)]
-	if !ok {
-		if len(qid) < len(lr.fields[0]) {
-			return LogRecord{}, lr.Errorf(1, "context %q: qid %q is not in %s", shorten(lr.fields[0]), shorten(qid), lr.ds.Source)
-		}
-		return LogRecord{}, lr.Errorf(1, "context %q is not a qid of %s", shorten(qid), lr.ds.Source)
+	q, err := lr.query()
+	if err != nil {
+		return LogRecord{}, err
 	}
 	m := lr.ds.QuerySize(q)
 	named := lr.ds.hasDocIDs()
@@ -650,6 +673,27 @@ func (lr *LogReader) Next() (LogRecord, error) {
 	}
 	lr.n++
 	return LogRecord{Query: q, Context: lr.fields[0], Slate: slate, Reward: r, line: lr.line}, nil
+}
+
+// query returns the dataset query of the current line's first field (the
+// qid, up to '@' for contexts); errSkipped when the filter refuses it.
+func (lr *LogReader) query() (int, error) {
+	qid := lr.fields[0]
+	if lr.contexts {
+		qid, _, _ = bytes.Cut(qid, []byte{'@'})
+	}
+	if lr.keep != nil && !lr.keep(qid) {
+		lr.skipped++
+		return 0, errSkipped
+	}
+	q, ok := lr.qids[string(qid)]
+	if !ok {
+		if len(qid) < len(lr.fields[0]) {
+			return 0, lr.Errorf(1, "context %q: qid %q is not in %s", shorten(lr.fields[0]), shorten(qid), lr.ds.Source)
+		}
+		return 0, lr.Errorf(1, "context %q is not a qid of %s", shorten(qid), lr.ds.Source)
+	}
+	return q, nil
 }
 
 // Errorf returns an error about field (1 qid, 2 slate, 3 reward) of the line

@@ -1,9 +1,11 @@
 package ope
 
 import (
+	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
+
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // Bootstrap is a seeded streaming bootstrap of the weighted-mean estimators
@@ -14,15 +16,21 @@ import (
 // every replicate, which has the same limit and needs only running sums per
 // replicate. Memory is O(replicates × channels), time O(replicates) per sample.
 //
+// A sample's counts are a function of the seed, its context and its
+// position among that context's impressions alone (a counter-based hash,
+// see counts), and the replicates' sums are exact (internal/xsum): a log
+// read in shards of contexts, in any order of its files, gives the
+// replicates of one pass, bit for bit.
+//
 // A channel is one weight per sample (for instance the PI weight and the IPS
 // ratio of the same logged slate); all channels of a sample share its counts,
 // so replicates of different estimators resample the same logs.
 type Bootstrap struct {
-	rng      *rand.Rand
+	seed     uint64
 	channels int
-	count    []float64 // per replicate: Σ k_i
-	w        []float64 // per replicate and channel: Σ k_i w_i
-	rw       []float64 // per replicate and channel: Σ k_i r_i w_i
+	count    []float64  // per replicate: Σ k_i (an integer, exact in a float64)
+	w        []xsum.Sum // per replicate and channel: Σ k_i w_i
+	rw       []xsum.Sum // per replicate and channel: Σ k_i r_i w_i
 }
 
 // poissonCut[k] is 2³²·P(K ≤ k) rounded for K ~ Poisson(1); a 32-bit uniform u
@@ -41,28 +49,56 @@ var poissonCut = func() [16]uint64 {
 }()
 
 // NewBootstrap returns a bootstrap with the given number of replicates and
-// weight channels, drawing its counts from a PCG generator seeded by seed.
+// weight channels, whose counts are drawn from seed.
 func NewBootstrap(replicates, channels int, seed uint64) *Bootstrap {
 	return &Bootstrap{
-		rng:      rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)),
+		seed:     seed,
 		channels: channels,
 		count:    make([]float64, replicates),
-		w:        make([]float64, replicates*channels),
-		rw:       make([]float64, replicates*channels),
+		w:        make([]xsum.Sum, replicates*channels),
+		rw:       make([]xsum.Sum, replicates*channels),
 	}
 }
 
 // Replicates returns the number of replicates.
 func (b *Bootstrap) Replicates() int { return len(b.count) }
 
-// Add records one sample: its reward and one weight per channel.
-func (b *Bootstrap) Add(r float64, w []float64) {
+// golden is 2⁶⁴/φ, splitmix64's increment.
+const golden = 0x9e3779b97f4a7c15
+
+// mix64 is splitmix64's finaliser (Steele, Lea and Flood 2014): a bijection
+// of 64-bit words whose outputs for consecutive inputs pass BigCrush.
+func mix64(z uint64) uint64 {
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// ContextKey is the bootstrap's key of a context: FNV-1a 64 of its name
+// (the qid, or QID@TAG of a policy file), the hash piopt's shards use.
+func ContextKey(name string) uint64 {
+	h := uint64(14695981039346656037)
+	for i := 0; i < len(name); i++ {
+		h ^= uint64(name[i])
+		h *= 1099511628211
+	}
+	return h
+}
+
+// Add records one sample: the j-th impression (from 0) of the context whose
+// key is key (ContextKey), with its reward and one weight per channel.
+// Replicate t's count of it is Poisson(1) by inversion of the 32-bit
+// uniform taken from word ⌊t/2⌋ of the splitmix64 stream that starts at
+// mix64(mix64(seed ⊕ key) + j·golden): a function of (seed, context, j)
+// alone. It does not allocate.
+func (b *Bootstrap) Add(key uint64, j int64, r float64, w []float64) {
 	nc := b.channels
+	base := mix64(mix64(b.seed^key) + uint64(j)*golden)
 	var bits uint64
-	for j := range b.count {
-		// Two 32-bit uniforms per 64-bit draw.
-		if j&1 == 0 {
-			bits = b.rng.Uint64()
+	for t := range b.count {
+		// Two 32-bit uniforms per 64-bit word.
+		if t&1 == 0 {
+			bits = mix64(base + uint64(t>>1+1)*golden)
 		} else {
 			bits >>= 32
 		}
@@ -75,13 +111,29 @@ func (b *Bootstrap) Add(r float64, w []float64) {
 			continue
 		}
 		fk := float64(k)
-		b.count[j] += fk
-		ws, rws := b.w[j*nc:(j+1)*nc], b.rw[j*nc:(j+1)*nc]
+		b.count[t] += fk
+		ws, rws := b.w[t*nc:(t+1)*nc], b.rw[t*nc:(t+1)*nc]
 		for c, x := range w[:nc] {
-			ws[c] += fk * x
-			rws[c] += fk * r * x
+			ws[c].Add(fk * x)
+			rws[c].Add(fk * r * x)
 		}
 	}
+}
+
+// Merge adds the samples of o, a bootstrap of another part of the log with
+// the same seed, replicates and channels.
+func (b *Bootstrap) Merge(o *Bootstrap) error {
+	if o.seed != b.seed || len(o.count) != len(b.count) || o.channels != b.channels {
+		return fmt.Errorf("ope: bootstraps of different seeds, replicates or channels")
+	}
+	for t := range b.count {
+		b.count[t] += o.count[t]
+	}
+	for i := range b.w {
+		b.w[i].AddSum(&o.w[i])
+		b.rw[i].AddSum(&o.rw[i])
+	}
+	return nil
 }
 
 // Estimates returns the replicate values of channel c's estimate: the plain
@@ -90,9 +142,9 @@ func (b *Bootstrap) Add(r float64, w []float64) {
 func (b *Bootstrap) Estimates(c int, selfNormalized bool) []float64 {
 	out := make([]float64, len(b.count))
 	for j := range out {
-		num, den := b.rw[j*b.channels+c], b.count[j]
+		num, den := b.rw[j*b.channels+c].Float64(), b.count[j]
 		if selfNormalized {
-			den = b.w[j*b.channels+c]
+			den = b.w[j*b.channels+c].Float64()
 		}
 		if den != 0 {
 			out[j] = num / den

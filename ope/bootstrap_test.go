@@ -36,8 +36,8 @@ func TestBootstrapCounts(t *testing.T) {
 	const n, reps = 1000, 4000
 	b := NewBootstrap(reps, 1, 7)
 	w := []float64{1}
-	for range n {
-		b.Add(1, w)
+	for i := range n {
+		b.Add(ContextKey("q"), int64(i), 1, w)
 	}
 	mean, std := eval.MeanStd(b.count)
 	if !near(mean, n, 3*math.Sqrt(n/float64(reps))*2) || !near(std*std/n, 1, 0.1) {
@@ -55,7 +55,7 @@ func TestBootstrapDeterministic(t *testing.T) {
 		b := NewBootstrap(100, 2, seed)
 		for i := range 500 {
 			r := float64(i%7) / 7
-			b.Add(r, []float64{float64(i % 3), 1})
+			b.Add(uint64(i%11), int64(i/11), r, []float64{float64(i % 3), 1})
 		}
 		return b.Interval(0, false, 0.1)
 	}
@@ -73,7 +73,7 @@ func TestBootstrapChannelsShareCounts(t *testing.T) {
 	b := NewBootstrap(50, 2, 1)
 	for i := range 300 {
 		w := float64(i%4) + 0.5
-		b.Add(float64(i%5)/5, []float64{w, 2 * w})
+		b.Add(uint64(i%3), int64(i/3), float64(i%5)/5, []float64{w, 2 * w})
 	}
 	a, c := b.Estimates(0, true), b.Estimates(1, true)
 	p, q := b.Estimates(0, false), b.Estimates(1, false)
@@ -102,19 +102,85 @@ func ExampleBootstrap() {
 	b := NewBootstrap(200, 2, 42)
 	for i := range 1000 {
 		r := float64(i%10) / 10
-		b.Add(r, []float64{1, 1})
+		// Context i mod 7, its (i/7)-th impression.
+		b.Add(ContextKey(fmt.Sprint(i%7)), int64(i/7), r, []float64{1, 1})
 	}
 	iv := b.Interval(0, false, 0.05)
 	fmt.Printf("[%.2f, %.2f]\n", iv.Lo, iv.Hi)
 	// Output: [0.43, 0.47]
 }
 
+// TestBootstrapSplitAnyWay: the replicates of a log do not depend on the
+// order of its samples across contexts, nor on how the log is split into
+// parts merged later: a sample's counts depend on (seed, context, its
+// index in its context) alone, and the sums are exact.
+func TestBootstrapSplitAnyWay(t *testing.T) {
+	type sample struct {
+		key  uint64
+		j    int64
+		r, w float64
+	}
+	var log []sample
+	seen := map[uint64]int64{}
+	for i := range 600 {
+		key := ContextKey(fmt.Sprint(i % 13))
+		log = append(log, sample{key, seen[key], float64(i%7) / 7, math.Sin(float64(i)) * 3})
+		seen[key]++
+	}
+	one := NewBootstrap(64, 1, 9)
+	for _, s := range log {
+		one.Add(s.key, s.j, s.r, []float64{s.w})
+	}
+	// Three parts by context, each read backwards.
+	parts := []*Bootstrap{NewBootstrap(64, 1, 9), NewBootstrap(64, 1, 9), NewBootstrap(64, 1, 9)}
+	for i := len(log) - 1; i >= 0; i-- {
+		s := log[i]
+		parts[s.key%3].Add(s.key, s.j, s.r, []float64{s.w})
+	}
+	for _, p := range parts[1:] {
+		if err := parts[0].Merge(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, selfNorm := range []bool{false, true} {
+		a, b := one.Estimates(0, selfNorm), parts[0].Estimates(0, selfNorm)
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				t.Fatalf("replicate %d: one pass %v, merged parts %v", i, a[i], b[i])
+			}
+		}
+	}
+	if err := one.Merge(NewBootstrap(64, 1, 8)); err == nil {
+		t.Fatal("bootstraps of different seeds merged")
+	}
+}
+
+// TestBootstrapPoissonCounts: a sample's counts over many replicates are
+// Poisson(1): mean 1, variance 1, P(0) = e⁻¹.
+func TestBootstrapPoissonCounts(t *testing.T) {
+	const reps = 20000
+	b := NewBootstrap(reps, 1, 3)
+	b.Add(ContextKey("x"), 5, 1, []float64{1})
+	zeros, sum, sum2 := 0, 0.0, 0.0
+	for _, k := range b.count {
+		if k == 0 {
+			zeros++
+		}
+		sum += k
+		sum2 += k * k
+	}
+	mean := sum / reps
+	if v := sum2/reps - mean*mean; !near(mean, 1, 0.03) || !near(v, 1, 0.05) || !near(float64(zeros)/reps, math.Exp(-1), 0.01) {
+		t.Fatalf("counts: mean %g variance %g P(0) %g", mean, v, float64(zeros)/reps)
+	}
+}
+
 // BenchmarkBootstrapAdd measures one sample folded into 200 replicates of
 // two channels, as `piopt evaluate` does for PI and IPS.
 func BenchmarkBootstrapAdd(b *testing.B) {
 	boot := NewBootstrap(200, 2, 1)
-	w := []float64{1.5, 0}
-	for i := range b.N {
-		boot.Add(float64(i&7)/8, w)
+	w := []float64{0.7, 1.3}
+	for i := 0; i < b.N; i++ {
+		boot.Add(uint64(i%97), int64(i/97), 0.5, w)
 	}
 }

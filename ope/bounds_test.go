@@ -138,12 +138,12 @@ func TestIntervalsCoverage(t *testing.T) {
 		var s Sums
 		boot := NewBootstrap(200, 1, uint64(rep))
 		w := make([]float64, 1)
-		for range n {
+		for i := range n {
 			sl := perm3[rng.IntN(6)]
 			r := b2f(rng.Float64() < mean(sl))
 			w[0] = perm3Weight(sl)
 			s.Add(r, w[0])
-			boot.Add(r, w)
+			boot.Add(1, int64(i), r, w)
 		}
 		for i, iv := range []Interval{
 			Bernstein(&s, b), bernsteinSelfNormalized(&s, b),

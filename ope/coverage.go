@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // Coverage says how much of the target policy the log cannot see, for
@@ -233,13 +234,19 @@ func rangeResidual(g *impute.Gamma, qhat, gq []float64, l int) (c, d float64) {
 // coverageSums accumulate a Coverage over a log, one impression at a time.
 type coverageSums struct {
 	n, nShort    int64
-	share, bound float64
+	share, bound xsum.Sum // exact: the same however the log is split
 	lo, hi       float64
 	seen         []bool
 	bounds       []float64 // per logged query: its bias bound
 	cov          Coverage
-	worst        []int // short queries logged
+	worst        []worstContext // short queries logged
 	plan         *Plan
+}
+
+// worstContext is a short context logged: its index and shortfall.
+type worstContext struct {
+	Q  int              `json:"q"`
+	CS ContextShortfall `json:"shortfall"`
 }
 
 func newCoverageSums(p *Plan, lo, hi float64) *coverageSums {
@@ -259,8 +266,8 @@ func (s *coverageSums) add(q int) {
 		return
 	}
 	s.nShort++
-	s.share += qc.unseenShare
-	s.bound += s.bounds[q]
+	s.share.Add(qc.unseenShare)
+	s.bound.Add(s.bounds[q])
 }
 
 // noteContext counts a newly logged context q.
@@ -280,7 +287,8 @@ func (s *coverageSums) noteContext(q int, qc *queryCoverage) {
 	if qc.short {
 		c.ContextsShort++
 		s.bounds[q] = qc.bound(s.lo, s.hi)
-		s.worst = append(s.worst, q)
+		s.worst = append(s.worst, worstContext{Q: q, CS: ContextShortfall{Context: s.plan.Candidates.Name(q), UnseenShare: qc.unseenShare,
+			RangeShare: qc.outside, Rank: qc.rank, StructuralRank: qc.strRank, BiasBound: s.bounds[q]}})
 	}
 }
 
@@ -291,16 +299,23 @@ func (s *coverageSums) coverage() *Coverage {
 	}
 	c := s.cov
 	n := float64(s.n)
-	c.ImpressionsShortShare, c.UnseenShare, c.MaxBiasBound = float64(s.nShort)/n, s.share/n, s.bound/n
-	worst := slices.Clone(s.worst)
-	slices.SortStableFunc(worst, func(a, b int) int { return cmp.Compare(s.bounds[b], s.bounds[a]) })
+	c.ImpressionsShortShare, c.UnseenShare, c.MaxBiasBound = float64(s.nShort)/n, s.share.Float64()/n, s.bound.Float64()/n
 	c.WorstContexts = []ContextShortfall{}
-	for _, q := range worst[:min(len(worst), maxWorstContexts)] {
-		qc := &s.plan.queries[q].cov
-		c.WorstContexts = append(c.WorstContexts, ContextShortfall{Context: s.plan.Candidates.Name(q), UnseenShare: qc.unseenShare,
-			RangeShare: qc.outside, Rank: qc.rank, StructuralRank: qc.strRank, BiasBound: s.bounds[q]})
+	for _, w := range s.worstFirst() {
+		c.WorstContexts = append(c.WorstContexts, w.CS)
 	}
 	return &c
+}
+
+// worstFirst returns the maxWorstContexts short contexts of the largest
+// bias bound, ties in context order (not in order of first impression:
+// the same however the log is split).
+func (s *coverageSums) worstFirst() []worstContext {
+	worst := slices.Clone(s.worst)
+	slices.SortFunc(worst, func(a, b worstContext) int {
+		return cmp.Or(cmp.Compare(b.CS.BiasBound, a.CS.BiasBound), cmp.Compare(a.Q, b.Q))
+	})
+	return worst[:min(len(worst), maxWorstContexts)]
 }
 
 // coverageBound bounds the bias of PI's expectation on one context whose

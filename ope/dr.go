@@ -168,7 +168,8 @@ func (d *drEvaluator) Estimates(iv Intervals) (dr, wdr *Estimate) {
 }
 
 func (d *drEvaluator) weightStats(b BoundSpec) *WeightStats {
-	w := &d.sums.Corr // the residuals weighted by G: its weights are PI's
+	cs := d.sums.Corr.Sums()
+	w := &cs // the residuals weighted by G: its weights are PI's
 	return &WeightStats{
 		Mean: Float(w.meanWeight()), NegativeShare: Float(w.NegativeShare()), ESS: Float(w.ESS()),
 		MaxAbs: Float(w.maxAbsWeight()), Sigma2: Float(b.Sigma2), Rho: Float(b.rho()),
@@ -247,10 +248,10 @@ func (e *drEstimator) Estimate(ctx context.Context, sum *Summary) ([]*Estimate, 
 type drSums struct {
 	// Terms holds Z_i = b_i + G_i(r_i − c_i) with weight 1: dr is its mean,
 	// and its empirical-Bernstein interval is dr's.
-	Terms Sums
+	Terms ExactSums
 	// Base holds b_i with weight 1; Corr holds the residual r_i − c_i with
 	// weight G_i. wdr is Base's mean plus Corr's self-normalised mean.
-	Base, Corr Sums
+	Base, Corr ExactSums
 }
 
 // Add records one sample: reward r, PI weight w, the model's value b of
@@ -265,19 +266,23 @@ func (d *drSums) Add(r, w, b, c float64) {
 // Merge adds the statistics of another log to d: a cross-fitted dr is the
 // merge of its folds' sums, each computed with its own fold's model.
 func (d *drSums) Merge(o *drSums) {
-	d.Terms = mergeSums(d.Terms, o.Terms)
-	d.Base = mergeSums(d.Base, o.Base)
-	d.Corr = mergeSums(d.Corr, o.Corr)
+	d.Terms.Merge(&o.Terms)
+	d.Base.Merge(&o.Base)
+	d.Corr.Merge(&o.Corr)
 }
 
 // Value returns dr, or 0 for an empty log.
-func (d *drSums) Value() float64 { return d.Terms.Mean() }
+func (d *drSums) Value() float64 {
+	t := d.Terms.Sums()
+	return t.Mean()
+}
 
 // SelfNormalized returns wdr. When Σ G_i = 0 the correction is dropped and
 // ok is false (the caller must warn), as wPI does.
 func (d *drSums) SelfNormalized() (v float64, ok bool) {
-	corr, ok := d.Corr.SelfNormalized()
-	return d.Base.Mean() + corr, ok
+	c, b := d.Corr.Sums(), d.Base.Sums()
+	corr, ok := c.SelfNormalized()
+	return b.Mean() + corr, ok
 }
 
 // drSpec is what the intervals of dr and wdr know besides the log: the
@@ -304,7 +309,8 @@ func (d *drSums) EmpiricalBernstein(p drSpec) Interval {
 	elo, ehi := p.residualRange()
 	glo, ghi := productRange(elo, ehi, b.WeightLo, b.WeightHi)
 	zb := BoundSpec{Delta: b.Delta, WeightLo: 1, WeightHi: 1, RewardLo: p.ModelLo + glo, RewardHi: p.ModelHi + ghi}
-	iv := empiricalBernstein(&d.Terms, zb)
+	t := d.Terms.Sums()
+	iv := empiricalBernstein(&t, zb)
 	return b.intersect(iv.Lo, iv.Hi, d.Value())
 }
 
@@ -321,8 +327,9 @@ func (d *drSums) EmpiricalBernsteinSelfNormalized(p drSpec) Interval {
 		return Interval{b.RewardLo, b.RewardHi}
 	}
 	half := b.Delta / 2
-	base := empiricalBernstein(&d.Base, BoundSpec{Delta: half, WeightLo: 1, WeightHi: 1, RewardLo: p.ModelLo, RewardHi: p.ModelHi})
+	bs, cs := d.Base.Sums(), d.Corr.Sums()
+	base := empiricalBernstein(&bs, BoundSpec{Delta: half, WeightLo: 1, WeightHi: 1, RewardLo: p.ModelLo, RewardHi: p.ModelHi})
 	elo, ehi := p.residualRange()
-	corr := empiricalBernsteinSelfNormalized(&d.Corr, BoundSpec{Delta: half, WeightLo: b.WeightLo, WeightHi: b.WeightHi, RewardLo: elo, RewardHi: ehi})
+	corr := empiricalBernsteinSelfNormalized(&cs, BoundSpec{Delta: half, WeightLo: b.WeightLo, WeightHi: b.WeightHi, RewardLo: elo, RewardHi: ehi})
 	return b.intersect(base.Lo+corr.Lo, base.Hi+corr.Hi, v)
 }

@@ -40,9 +40,9 @@ func newDR(t testing.TB, p *Plan, model RewardModel) *drEvaluator {
 func termMoments(d *drEvaluator, q int, phi []float64) (mean, second float64) {
 	qp := &d.plan.queries[q]
 	qp.dist.EachSlate(func(s []int32, mu float64) {
-		before := d.sums.Terms.RW
+		d.sums = drSums{} // the sums are exact: read the one term alone
 		d.Add(q, s, impute.SlateSum(phi, qp.m, s))
-		z := d.sums.Terms.RW - before
+		z := d.sums.Terms.Sums().RW
 		mean += mu * z
 		second += mu * z * z
 	})

@@ -127,7 +127,7 @@ func TestDRMergeIsOneLog(t *testing.T) {
 	v1, _ := all.SelfNormalized()
 	v2, _ := a.SelfNormalized()
 	if a.Terms.N != all.Terms.N || !near(a.Value(), all.Value(), 1e-12) || !near(v1, v2, 1e-12) ||
-		!near(a.Terms.r2W2, all.Terms.r2W2, 1e-9) || a.Corr.minW != all.Corr.minW || a.Corr.maxW != all.Corr.maxW {
+		a.Terms.Sums() != all.Terms.Sums() || a.Corr.minW != all.Corr.minW || a.Corr.maxW != all.Corr.maxW {
 		t.Errorf("merged %+v, whole %+v", a, all)
 	}
 	var empty drSums

@@ -21,10 +21,14 @@ type Estimator interface {
 
 // Sample is one logged impression as the estimators see it.
 type Sample struct {
-	Index  int64   // its position in the log, from 0
-	Query  int     // its context: a query (or a policy file's context) of the plan
-	Slate  []int32 // the logged slate: ℓ_x candidate indices, slot 1 first
-	Reward float64
+	Index int64 // its position in the log, from 0
+	// InContext is its position among its context's impressions, from 0:
+	// unlike Index, the same however the log is split into shards of
+	// contexts.
+	InContext int64
+	Query     int     // its context: a query (or a policy file's context) of the plan
+	Slate     []int32 // the logged slate: ℓ_x candidate indices, slot 1 first
+	Reward    float64
 	// Weight is the PI weight G = q_πᵀΓ†1_s of the logged slate
 	// (E_μ[G] = 1).
 	Weight float64

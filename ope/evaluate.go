@@ -11,6 +11,7 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/impute"
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // EvalOptions control an Evaluator.
@@ -48,10 +49,16 @@ type Evaluator struct {
 	boot   *Bootstrap
 	w      []float64 // the bootstrap's channels of one sample
 	n      int64
-	counts []int64 // per query: samples
-	sigma2 float64 // Σ_i σ²_{x_i}
+	counts []int64  // per query: samples
+	keys   []uint64 // per logged query: its ContextKey, the bootstrap's
+	sigma2 xsum.Sum // Σ_i σ²_{x_i}
 	sample Sample
 	cov    *coverageSums // what of the target the log cannot see
+	// merged: the evaluator of merged partials (partial.go), whose plan
+	// holds only its scalars: what Result takes from the plan, and the
+	// number of contexts logged.
+	merged  *planFacts
+	queries int
 }
 
 // NewEvaluator returns an evaluator of the plan's target.
@@ -63,6 +70,7 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 	e := &Evaluator{plan: p, opt: opt, w: make([]float64, 2), counts: make([]int64, p.Candidates.NumQueries())}
 	if iv.Bootstrap > 0 {
 		e.boot = NewBootstrap(iv.Bootstrap, 2, iv.Seed)
+		e.keys = make([]uint64, len(e.counts))
 	}
 	var err error
 	if e.ests, err = p.estimators(opt); err != nil {
@@ -78,17 +86,21 @@ func (p *Plan) NewEvaluator(opt EvalOptions) (*Evaluator, error) {
 func (e *Evaluator) Add(q int, s []int32, r float64) {
 	p := e.plan
 	w, ratio := p.Weight(q, s), p.Ratio(q, s)
-	e.sample = Sample{Index: e.n, Query: q, Slate: s, Reward: r, Weight: w, Ratio: ratio}
+	j := e.counts[q]
+	e.sample = Sample{Index: e.n, InContext: j, Query: q, Slate: s, Reward: r, Weight: w, Ratio: ratio}
 	if e.boot != nil {
 		if math.IsNaN(ratio) {
 			ratio = 0
 		}
+		if j == 0 {
+			e.keys[q] = ContextKey(p.Candidates.Name(q))
+		}
 		e.w[0], e.w[1] = w, ratio
-		e.boot.Add(r, e.w)
+		e.boot.Add(e.keys[q], j, r, e.w)
 	}
 	e.n++
 	e.counts[q]++
-	e.sigma2 += p.queries[q].sigma2
+	e.sigma2.Add(p.queries[q].sigma2)
 	e.cov.add(q)
 	for _, est := range e.ests {
 		est.Add(&e.sample)
@@ -148,9 +160,13 @@ func (r *Result) attachCoverage() {
 
 // Result computes every estimate (training DM's and dr's models if asked).
 func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
+	f := e.merged
+	if f == nil {
+		f = e.plan.facts()
+	}
 	p, iv := e.plan, e.opt.Intervals
-	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: p.TrueValue, Gamma: p.Spectra(), GammaCount: p.GammaCount(),
-		PerContext: p.Gammas.PerContext(), Approximation: p.Gammas.Approximations()}
+	res := &Result{Estimates: map[string]*Estimate{}, N: e.n, TrueValue: float64(f.TrueValue), Gamma: f.Gamma, GammaCount: f.GammaCount,
+		PerContext: f.PerContext, Approximation: f.Approximation, Queries: e.queries}
 	for _, c := range e.counts {
 		if c > 0 {
 			res.Queries++
@@ -159,7 +175,7 @@ func (e *Evaluator) Result(ctx context.Context) (*Result, error) {
 	// σ² is an expectation over the context distribution; the log's
 	// contexts are its empirical version. ρ is a supremum over contexts;
 	// the dataset's queries contain every context a log can name.
-	sum := &Summary{Plan: p, Intervals: iv, N: e.n, Counts: e.counts, Sigma2: e.sigma2 / float64(max(e.n, 1)), Bootstrap: e.boot}
+	sum := &Summary{Plan: p, Intervals: iv, N: e.n, Counts: e.counts, Sigma2: e.sigma2.Float64() / float64(max(e.n, 1)), Bootstrap: e.boot}
 	for _, est := range e.ests {
 		names := est.Names()
 		out, err := est.Estimate(ctx, sum)

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // ipsEstimator gives inverse propensity scoring (ips) and its
@@ -14,10 +16,10 @@ import (
 type ipsEstimator struct {
 	plan      *Plan
 	ips, wips bool
-	sums      Sums
-	sigma2    float64 // Σ_i 1/μ(s*|x_i) over samples whose target slate μ can log
-	unknown   bool    // a ratio was NaN
-	zero      int64   // samples whose context's target slate μ cannot log
+	sums      ExactSums
+	sigma2    xsum.Sum // Σ_i 1/μ(s*|x_i) over samples whose target slate μ can log
+	unknown   bool     // a ratio was NaN
+	zero      int64    // samples whose context's target slate μ cannot log
 }
 
 func (e *ipsEstimator) Names() []string { return onNames([]bool{e.ips, e.wips}, IPS, WIPS) }
@@ -32,16 +34,17 @@ func (e *ipsEstimator) Add(s *Sample) {
 	if invMu := e.plan.queries[s.Query].invMu; math.IsInf(invMu, 1) {
 		e.zero++ // μ(s*|x) = 0: IPS cannot see this context's target slate
 	} else {
-		e.sigma2 += invMu
+		e.sigma2.Add(invMu)
 	}
 }
 
 func (e *ipsEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, error) {
 	p, iv := e.plan, sum.Intervals
 	n := float64(max(sum.N, 1))
-	b := BoundSpec{Delta: iv.Delta, Sigma2: e.sigma2 / n, WeightLo: 0, WeightHi: p.IPSMax,
+	b := BoundSpec{Delta: iv.Delta, Sigma2: e.sigma2.Float64() / n, WeightLo: 0, WeightHi: p.IPSMax,
 		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 	var out []*Estimate
+	s := e.sums.Sums()
 	for _, selfNorm := range []bool{false, true} {
 		if (!selfNorm && !e.ips) || (selfNorm && !e.wips) {
 			continue
@@ -51,7 +54,7 @@ func (e *ipsEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, e
 				Warnings: []string{"IPS needs the target's slate probabilities, which this stochastic target does not give"}})
 			continue
 		}
-		est := weightEstimate(&e.sums, b, sum.Bootstrap, 1, selfNorm, p.IPSSigma2, "IPS")
+		est := weightEstimate(&s, b, sum.Bootstrap, 1, selfNorm, p.IPSSigma2, "IPS")
 		if e.zero > 0 {
 			est.Warnings = append(est.Warnings, fmt.Sprintf("the target's slate has probability 0 under the logging policy of the contexts of %d of %d impressions: IPS is biased (their value counts as 0)", e.zero, e.sums.N))
 		}

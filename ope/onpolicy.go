@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // onPolicyEstimator gives onpolicy: the target's true value V(x, s*(x))
@@ -12,21 +14,25 @@ import (
 // deterministic target and the dataset's labels). It estimates nothing; it
 // is what the estimators are compared with on the same contexts.
 type onPolicyEstimator struct {
-	plan  *Plan
-	value float64 // Σ_i V(x_i, s*)
+	plan    *Plan
+	value   xsum.Sum // Σ_i V(x_i, s*)
+	missing string   // why there is no true value (Plan.onPolicyMissing; set by a merge)
 }
 
 func (e *onPolicyEstimator) Names() []string { return []string{OnPolicy} }
 
-func (e *onPolicyEstimator) Add(s *Sample) { e.value += e.plan.queries[s.Query].value }
+func (e *onPolicyEstimator) Add(s *Sample) { e.value.Add(e.plan.queries[s.Query].value) }
 
 func (e *onPolicyEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, error) {
 	p := e.plan
 	o := &Estimate{Value: Float(math.NaN()), N: sum.N}
 	if math.IsNaN(p.TrueValue) {
-		o.Warnings = []string{p.onPolicyMissing()}
+		if e.missing == "" {
+			e.missing = p.onPolicyMissing()
+		}
+		o.Warnings = []string{e.missing}
 	} else if sum.N > 0 {
-		o.Value = Float(e.value / float64(max(sum.N, 1)))
+		o.Value = Float(e.value.Float64() / float64(max(sum.N, 1)))
 	}
 	return []*Estimate{o}, nil
 }

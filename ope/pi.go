@@ -9,7 +9,7 @@ import "context"
 type piEstimator struct {
 	plan    *Plan
 	pi, wpi bool
-	sums    Sums
+	sums    ExactSums
 }
 
 func (e *piEstimator) Names() []string { return onNames([]bool{e.pi, e.wpi}, PI, WPI) }
@@ -21,11 +21,12 @@ func (e *piEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, er
 	b := BoundSpec{Delta: iv.Delta, Sigma2: sum.Sigma2, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 	var out []*Estimate
+	s := e.sums.Sums()
 	if e.pi {
-		out = append(out, weightEstimate(&e.sums, b, sum.Bootstrap, 0, false, p.Sigma2, "PI"))
+		out = append(out, weightEstimate(&s, b, sum.Bootstrap, 0, false, p.Sigma2, "PI"))
 	}
 	if e.wpi {
-		out = append(out, weightEstimate(&e.sums, b, sum.Bootstrap, 0, true, p.Sigma2, "PI"))
+		out = append(out, weightEstimate(&s, b, sum.Bootstrap, 0, true, p.Sigma2, "PI"))
 	}
 	return out, nil
 }

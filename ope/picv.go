@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"math"
+
+	"github.com/piopt/piopt/internal/xsum"
 )
 
 // DefaultCVFolds is pi-cv's number of cross-fitting folds: each fold's
@@ -25,7 +27,7 @@ func cvFolds(k int) int {
 type cvEvaluator struct {
 	plan   *Plan
 	folds  *CVFolds
-	sigma2 float64 // σ²_x summed over the samples' contexts
+	sigma2 xsum.Sum // σ²_x summed over the samples' contexts
 }
 
 // newCV returns an evaluator of pi-cv with k folds (k ≥ 2 cross-fits; 1
@@ -37,15 +39,19 @@ func (p *Plan) newCV(k int) (*cvEvaluator, error) {
 	return &cvEvaluator{plan: p, folds: NewCVFolds(k)}, nil
 }
 
-// Add records one logged sample: query q, slate s and reward r.
+// Add records one logged sample: query q, slate s and reward r, in fold
+// i mod K by its index i in the log (CVFolds.Add; the Evaluator folds by
+// context instead).
 func (c *cvEvaluator) Add(q int, s []int32, r float64) {
-	c.add(r, c.plan.Weight(q, s), c.plan.queries[q].sigma2)
+	c.folds.Add(r, c.plan.Weight(q, s))
+	c.sigma2.Add(c.plan.queries[q].sigma2)
 }
 
-// add records a sample whose PI weight w and context's σ²_x are known.
-func (c *cvEvaluator) add(r, w, sigma2 float64) {
-	c.folds.Add(r, w)
-	c.sigma2 += sigma2
+// add records the j-th sample (from 0) of context q, whose PI weight w
+// and context's σ²_x are known.
+func (c *cvEvaluator) add(q int, j int64, r, w, sigma2 float64) {
+	c.folds.AddContext(q, j, r, w)
+	c.sigma2.Add(sigma2)
 }
 
 // folds returns the per-fold statistics gathered so far.
@@ -66,7 +72,7 @@ func (c *cvEvaluator) Estimate(iv Intervals) (*Estimate, CVDiagnostics) {
 	p := c.plan
 	t := c.folds.total()
 	n := float64(max(t.N, 1))
-	b := BoundSpec{Delta: iv.Delta, Sigma2: c.sigma2 / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
+	b := BoundSpec{Delta: iv.Delta, Sigma2: c.sigma2.Float64() / n, WeightLo: p.WeightLo, WeightHi: p.WeightHi,
 		RewardLo: iv.RewardLo, RewardHi: iv.RewardHi}
 	betas := c.folds.Betas()
 	e := &Estimate{Value: Float(c.folds.Value(betas)), N: t.N}
@@ -93,7 +99,9 @@ type picvEstimator struct{ c *cvEvaluator }
 
 func (e *picvEstimator) Names() []string { return []string{PICV} }
 
-func (e *picvEstimator) Add(s *Sample) { e.c.add(s.Reward, s.Weight, e.c.plan.queries[s.Query].sigma2) }
+func (e *picvEstimator) Add(s *Sample) {
+	e.c.add(s.Query, s.InContext, s.Reward, s.Weight, e.c.plan.queries[s.Query].sigma2)
+}
 
 func (e *picvEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, error) {
 	est, diag := e.c.Estimate(sum.Intervals)
@@ -120,11 +128,20 @@ func (e *picvEstimator) Estimate(_ context.Context, sum *Summary) ([]*Estimate, 
 // (the log is i.i.d.), so E[β̂_{−k}(G_i − 1)] = E[β̂_{−k}]·0 for i in fold k
 // and the estimate is exactly unbiased wherever PI is. Each fold needs only
 // its own Sums, so the log is still read once in constant memory.
+//
+// The Evaluator assigns folds by context (AddContext): the j-th impression
+// of context q goes to fold (q + j) mod K, so that a log read in shards of
+// contexts folds every impression as one pass does. Given the contexts,
+// the slates and rewards are independent and E[G − 1 | x] = 0, so
+// β̂_{−k}, a function of the other folds' samples, still multiplies terms
+// of mean zero: the estimate stays unbiased.
 
-// CVFolds accumulates the PI sums of a log split into K folds by sample
-// index: sample i (0-based, in log order) goes to fold i mod K.
+// CVFolds accumulates the PI sums of a log split into K folds: by sample
+// index (Add: sample i, 0-based in log order, goes to fold i mod K) or by
+// context (AddContext). The sums are exact (ExactSums), so a fold's sums
+// do not depend on the order of its samples.
 type CVFolds struct {
-	folds []Sums
+	folds []ExactSums
 	n     int64
 }
 
@@ -135,7 +152,7 @@ func NewCVFolds(k int) *CVFolds {
 	if k < 1 {
 		panic("ope: control variate needs at least one fold")
 	}
-	return &CVFolds{folds: make([]Sums, k)}
+	return &CVFolds{folds: make([]ExactSums, k)}
 }
 
 // Add records the next sample of the log, with reward r and PI weight w.
@@ -144,26 +161,21 @@ func (c *CVFolds) Add(r, w float64) {
 	c.n++
 }
 
-// total returns the sums of the whole log (those of PI and wPI).
-func (c *CVFolds) total() Sums {
-	var t Sums
-	for i := range c.folds {
-		t = mergeSums(t, c.folds[i])
-	}
-	return t
+// AddContext records the j-th sample (from 0) of context q, with reward r
+// and PI weight w, in fold (q + j) mod K.
+func (c *CVFolds) AddContext(q int, j int64, r, w float64) {
+	k := int64(len(c.folds))
+	c.folds[(int64(q)%k+j%k)%k].Add(r, w)
+	c.n++
 }
 
-// mergeSums returns the sums of the union of two logs.
-func mergeSums(a, b Sums) Sums {
-	switch {
-	case b.N == 0:
-		return a
-	case a.N == 0:
-		return b
+// total returns the sums of the whole log (those of PI and wPI).
+func (c *CVFolds) total() Sums {
+	var t ExactSums
+	for i := range c.folds {
+		t.Merge(&c.folds[i])
 	}
-	return Sums{N: a.N + b.N, W: a.W + b.W, w2: a.w2 + b.w2, RW: a.RW + b.RW, rw2: a.rw2 + b.rw2,
-		r2W2: a.r2W2 + b.r2W2, neg: a.neg + b.neg, minW: min(a.minW, b.minW), maxW: max(a.maxW, b.maxW),
-		minR: min(a.minR, b.minR), maxR: max(a.maxR, b.maxR)}
+	return t.Sums()
 }
 
 // cvBeta returns the control-variate coefficient Cov(r w, w)/Var(w) of the
@@ -190,17 +202,19 @@ func (c *CVFolds) Betas() []float64 {
 	k := len(c.folds)
 	out := make([]float64, k)
 	if k == 1 {
-		out[0], _ = cvBeta(&c.folds[0])
+		s := c.folds[0].Sums()
+		out[0], _ = cvBeta(&s)
 		return out
 	}
 	for f := range c.folds {
-		var o Sums
+		var o ExactSums
 		for g := range c.folds {
 			if g != f {
-				o = mergeSums(o, c.folds[g])
+				o.Merge(&c.folds[g])
 			}
 		}
-		out[f], _ = cvBeta(&o)
+		s := o.Sums()
+		out[f], _ = cvBeta(&s)
 	}
 	return out
 }
@@ -224,7 +238,8 @@ func (c *CVFolds) Value(betas []float64) float64 {
 	}
 	var sum float64
 	for f := range c.folds {
-		s, _ := foldTerms(&c.folds[f], betas[f])
+		fs := c.folds[f].Sums()
+		s, _ := foldTerms(&fs, betas[f])
 		sum += s
 	}
 	return sum / float64(c.n)
@@ -246,7 +261,8 @@ func (c *CVFolds) empiricalBernstein(betas []float64, b BoundSpec) Interval {
 	var sum, sum2 float64
 	zlo, zhi := math.Inf(1), math.Inf(-1)
 	for f := range c.folds {
-		s1, s2 := foldTerms(&c.folds[f], betas[f])
+		fs := c.folds[f].Sums()
+		s1, s2 := foldTerms(&fs, betas[f])
 		sum += s1
 		sum2 += s2
 		if c.folds[f].N == 0 {

@@ -1,6 +1,10 @@
 package ope
 
-import "math"
+import (
+	"math"
+
+	"github.com/piopt/piopt/internal/xsum"
+)
 
 // The off-policy estimators of this file are weighted means of logged
 // rewards. Sample i of a log carries its reward r_i and a weight w_i that
@@ -118,3 +122,62 @@ func (s *Sums) NegativeShare() float64 {
 
 // maxAbsWeight returns max |w_i|.
 func (s *Sums) maxAbsWeight() float64 { return max(math.Abs(s.minW), math.Abs(s.maxW)) }
+
+// ExactSums accumulate the Sums of a log exactly (internal/xsum): their
+// value does not depend on the order of the samples, so a log read in
+// shards (evaluate --shard, then merge) gives the bits of one pass. The
+// zero value is an empty log. Sums returns the rounded view every
+// estimate is computed from.
+type ExactSums struct {
+	N                    int64
+	neg                  int64
+	w, w2, rw, rw2, r2w2 xsum.Sum
+	minW, maxW           float64
+	minR, maxR           float64
+}
+
+// Add records one sample with reward r and weight w.
+func (s *ExactSums) Add(r, w float64) {
+	if s.N == 0 {
+		s.minW, s.maxW, s.minR, s.maxR = w, w, r, r
+	} else {
+		s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
+		s.minR, s.maxR = min(s.minR, r), max(s.maxR, r)
+	}
+	s.N++
+	rw := r * w
+	s.w.Add(w)
+	s.w2.Add(w * w)
+	s.rw.Add(rw)
+	s.rw2.Add(rw * w)
+	s.r2w2.Add(rw * rw)
+	if w < 0 {
+		s.neg++
+	}
+}
+
+// Merge adds the samples of o (another part of the log).
+func (s *ExactSums) Merge(o *ExactSums) {
+	switch {
+	case o.N == 0:
+		return
+	case s.N == 0:
+		*s = *o
+		return
+	}
+	s.minW, s.maxW = min(s.minW, o.minW), max(s.maxW, o.maxW)
+	s.minR, s.maxR = min(s.minR, o.minR), max(s.maxR, o.maxR)
+	s.N += o.N
+	s.neg += o.neg
+	s.w.AddSum(&o.w)
+	s.w2.AddSum(&o.w2)
+	s.rw.AddSum(&o.rw)
+	s.rw2.AddSum(&o.rw2)
+	s.r2w2.AddSum(&o.r2w2)
+}
+
+// Sums returns the sums, each rounded once to the nearest float64.
+func (s *ExactSums) Sums() Sums {
+	return Sums{N: s.N, W: s.w.Float64(), w2: s.w2.Float64(), RW: s.rw.Float64(), rw2: s.rw2.Float64(), r2W2: s.r2w2.Float64(),
+		neg: s.neg, minW: s.minW, maxW: s.maxW, minR: s.minR, maxR: s.maxR}
+}

@@ -61,6 +61,10 @@ func takeRequired(cmd *cli.Command) []cli.Flag {
 	return req
 }
 
+// requiredOr names, for a required flag, the flag that may stand in for
+// it: impute's --partial writes a shard's partial file instead of --out.
+var requiredOr = map[string]string{"out": "partial"}
+
 // checkRequired refuses a run that lacks any of req, naming every missing
 // flag on one line.
 func checkRequired(c *cli.Context, req []cli.Flag) error {
@@ -68,7 +72,7 @@ func checkRequired(c *cli.Context, req []cli.Flag) error {
 	for _, f := range req {
 		set := false
 		for _, n := range f.Names() {
-			set = set || c.IsSet(n)
+			set = set || c.IsSet(n) || (requiredOr[n] != "" && c.IsSet(requiredOr[n]))
 		}
 		if !set {
 			missing = append(missing, "--"+f.Names()[0])

@@ -27,6 +27,8 @@ func evaluateCommand() *cli.Command {
 		&cli.StringFlag{Name: "reward-range", Value: "0,1", Usage: "`LO,HI` bounding every reward (the intervals assume it; NDCG and ERR: 0,1)"},
 		&cli.BoolFlag{Name: "strict-coverage", Usage: "fail when the log cannot see all of the target (documents the logging policy never shows, or target marginals outside Γ's range; see coverage in the JSON) instead of warning"},
 		&cli.Float64Flag{Name: "dm-train", Value: 0.5, Usage: "`FRACTION` of the log (its first part) DM trains on; it is evaluated on the rest"},
+		&cli.StringFlag{Name: "shard", Usage: "read only shard `I/N` of the log's contexts (FNV-1a of the qid mod N; docs/distributed.md)"},
+		&cli.StringFlag{Name: "partial", Usage: "with --shard: write the shard's sums as a partial `FILE` for piopt merge --json (estimators pi, wpi, pi-cv, ips, wips, onpolicy)"},
 		&cli.StringFlag{Name: "json", Usage: "write the estimates as JSON to `FILE`: one object per estimator keyed by its name (pi, wpi, pi-cv, dr, wdr, ips, wips, dm, onpolicy), each with value, n, intervals, weight diagnostics and the setup; dr and wdr also their baseline (kind, folds, fold_samples, fold_trees, model_lo, model_hi)"},
 	}
 	return &cli.Command{
@@ -84,6 +86,10 @@ func runEvaluate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if cfg.Partial != "" { // a shard: its sums are in the partial file
+		fmt.Fprintf(os.Stderr, "evaluate: shard %s of the log → %s (piopt merge --json gives the estimates)\n", cfg.Shard, cfg.Partial)
+		return nil
+	}
 	res.WriteTable(os.Stdout)
 	return nil
 }
@@ -121,6 +127,12 @@ func evaluateConfig(c *cli.Context) (pipeline.EvaluateConfig, error) {
 		Seed: c.Uint64("seed"), Threads: c.Int("threads"), JSON: c.String("json"), Command: commandLine(), Progress: os.Stderr}
 	if cfg.Read, err = readOptions(c); err != nil {
 		return cfg, err
+	}
+	if cfg.Shard, cfg.Partial, err = shardFlags(c, "--json"); err != nil {
+		return cfg, err
+	}
+	if cfg.Partial != "" && cfg.EstimatorsDefault {
+		cfg.Options.Estimators = shardable(cfg.Options.Estimators)
 	}
 	cfg.Conventions, err = conventions(c)
 	return cfg, err

@@ -23,7 +23,9 @@ func imputeCommand() *cli.Command {
 		&cli.IntFlag{Name: "candidates", Usage: "candidate limit `M` of the logging policy", DefaultText: "with --logs: the log's header"},
 		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage + " (default with --logs: the log's header)"},
 		&cli.BoolFlag{Name: "per-sample", Usage: "weigh each query's rows by its number of impressions (the regression on one target per impression) instead of 1 per query"},
-		&cli.StringFlag{Name: "out", Required: true, Usage: "targets `FILE` to write"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "targets `FILE` to write (or --partial)"},
+		&cli.StringFlag{Name: "shard", Usage: "with --logs: read only shard `I/N` of the log's contexts (FNV-1a of the qid mod N; docs/distributed.md)"},
+		&cli.StringFlag{Name: "partial", Usage: "with --shard: write the shard's targets as a partial `FILE` for piopt merge, instead of --out"},
 	}
 	return &cli.Command{
 		Name:  "impute",
@@ -52,10 +54,15 @@ logging ranks documents (pa, pl); candidates= (default 0: all) and
 candidates-by= are optional. A log without a header line is read with what
 --slots, --logging, --rank-by, --candidates and --candidates-by say.
 
+--logs may name many files: a list (a.log,b.log), a glob or a folder (its
+files in name order). --shard I/N --partial P.I imputes shard I of N, and
+piopt merge --out TARGETS P.1 ... P.N writes the unsharded targets.
+
    piopt impute --data Fold1/train.txt --logs train.log --out train.targets
    piopt impute --data train.txt --doc-ids comment --logs prod.log --policy prod.policy --out prod.targets
    piopt impute --data Fold1/train.txt --samples 10000000 --metric ndcg --seed 1 \
-                --slots 3 --logging uniform --out train.targets`,
+                --slots 3 --logging uniform --out train.targets
+   piopt impute --data train.txt --logs logs/ --shard 2/8 --partial parts/train.2`,
 		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
 		Action: runImpute,
 	}
@@ -78,6 +85,7 @@ func runImpute(c *cli.Context) error {
 func imputeConfig(c *cli.Context) (pipeline.ImputeConfig, error) {
 	cfg := pipeline.ImputeConfig{Data: c.String("data"), Logs: c.String("logs"), Setup: setupFlags(c), Samples: c.Int64("samples"),
 		Seed: c.Uint64("seed"), PerSample: c.Bool("per-sample"), Out: c.String("out"), Progress: os.Stderr}
+	var err error
 	switch {
 	case cfg.Logs != "" && c.IsSet("samples"):
 		return cfg, fmt.Errorf("give --logs or --samples, not both")
@@ -86,7 +94,9 @@ func imputeConfig(c *cli.Context) (pipeline.ImputeConfig, error) {
 	case cfg.Logs == "" && cfg.Samples < 1:
 		return cfg, fmt.Errorf("--samples %d: must be ≥ 1", cfg.Samples)
 	}
-	var err error
+	if cfg.Shard, cfg.Partial, err = shardFlags(c, "--out"); err != nil {
+		return cfg, err
+	}
 	if cfg.Logs == "" {
 		if cfg.Metric, err = eval.ParseKind(c.String("metric")); err != nil {
 			return cfg, fmt.Errorf("--metric: %w", err)

@@ -20,7 +20,7 @@ import (
 var floors = map[string]int{
 	// general helpers that import nothing of the module
 	"internal/atomicfile": 0, "internal/parallel": 0, "internal/progress": 0,
-	"internal/report": 0, "internal/datatest": 0, "internal/xgboosttest": 0,
+	"internal/report": 0, "internal/datatest": 0, "internal/xgboosttest": 0, "internal/xsum": 0,
 	"data": 1, "eval": 1,
 	"impute": 2, "features": 2, "internal/xgbmodeltest": 2,
 	"ranker": 3, "trainer": 3, "ope": 3,

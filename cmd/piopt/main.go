@@ -80,6 +80,7 @@ func commands() []*cli.Command {
 		evaluateGridCommand(),
 		selectCommand(),
 		cacheCommand(),
+		mergeCommand(),
 	}
 	for _, c := range cmds {
 		c.Category = categoryUse

@@ -18,7 +18,7 @@ var (
 	inputFlags = []string{"data", "logs", "model", "sup-model", "targets", "valid-data",
 		"valid-targets", "query-file", "policy-data", "policy", "folds", "target", "rank-by",
 		"candidates-by", "models", "baseline", "target-policy", "target-scores"}
-	outputFlags = []string{"out", "json", "html", "per-query", "policy-out"}
+	outputFlags = []string{"out", "json", "html", "per-query", "policy-out", "partial"}
 )
 
 // checkOutputs refuses, before any work, a command line whose output flag

@@ -93,7 +93,7 @@ func TestOutputsDistinctOrSpecial(t *testing.T) {
 // cannot be left out of checkOutputs unnoticed (--policy and --policy-out
 // once were).
 func TestFileFlagsChecked(t *testing.T) {
-	notFiles := []string{"doc-ids", "metric", "metrics", "logging", "discount", "slate", "sup-target",
+	notFiles := []string{"shard", "doc-ids", "metric", "metrics", "logging", "discount", "slate", "sup-target",
 		"select-by", "base-score", "reward-range", "preset", "estimators", "estimator", "interval",
 		"only-folds", "objective", "eval-metric", "grid",
 		"tracker", "python", // train's distributed job: an address, an interpreter to run

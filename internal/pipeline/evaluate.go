@@ -60,6 +60,11 @@ type EvaluateConfig struct {
 	JSON        string // when not "", receives the estimates as JSON
 	Command     string // the command line, recorded in the setup
 	Progress    io.Writer
+	// Shard, when on, reads only the shard's contexts of Logs; Partial,
+	// when not "", receives the shard's sums as a partial file for piopt
+	// merge (evalpartial.go) instead of JSON.
+	Shard   Shard
+	Partial string
 }
 
 // EvaluateResult is an evaluation: its setup and every estimate.
@@ -100,6 +105,7 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		return nil, err
 	}
 	defer lr.Close()
+	cfg.Shard.apply(lr)
 	metric, nonAdditive, err := evaluateMetric(cfg, lr.Header(), metricName, ls.Slots, ds)
 	if err != nil {
 		return nil, err
@@ -132,7 +138,13 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		if err == nil && ls.Policy != nil {
 			lr.SetContexts()
 		}
+		if err == nil {
+			cfg.Shard.apply(lr)
+		}
 		return lr, err
+	}
+	if cfg.Partial != "" {
+		return nil, evaluatePartial(ctx, cfg, ds, lr, ls, plan, opt, metric, nonAdditive)
 	}
 	res, err := plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: opt, DMShare: cfg.DMShare,
 		NonAdditive: nonAdditive, Open: reopen, Pass: passBar(cfg.Progress, "evaluate")})

@@ -39,6 +39,11 @@ type ImputeConfig struct {
 	PerSample bool
 	Out       string    // targets file to write
 	Progress  io.Writer // progress bars (shown only on a terminal)
+	// Shard, when on, reads only the shard's contexts of Logs; Partial,
+	// when not "", receives the shard's targets as a partial file for
+	// piopt merge (imputepartial.go) instead of Out.
+	Shard   Shard
+	Partial string
 }
 
 // StatedFlag is a metric-convention flag given explicitly: discount,
@@ -84,8 +89,11 @@ func Impute(ctx context.Context, cfg ImputeConfig) (*ImputeResult, error) {
 		gammas *impute.GammaCache
 		header data.Header
 	)
+	var policyHash string
 	if cfg.Logs != "" {
-		st, gammas, header, err = statsFromLog(ctx, cfg, ds)
+		st, gammas, header, policyHash, err = statsFromLog(ctx, cfg, ds)
+	} else if cfg.Shard.On() || cfg.Partial != "" {
+		return nil, fmt.Errorf("--shard and --partial read a log: give --logs, not --samples")
 	} else {
 		st, gammas, header, err = statsSimulated(ctx, cfg, ds)
 	}
@@ -96,13 +104,17 @@ func Impute(ctx context.Context, cfg ImputeConfig) (*ImputeResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := data.SaveTargets(cfg.Out, tg, ds); err != nil {
-		return nil, err
-	}
 	res := &ImputeResult{Impressions: st.Samples(), Logged: st.LoggedQueries(), Units: ds.NumQueries(),
 		PerContext: st.Candidates().PerContext(), Rows: tg.Len(), Out: cfg.Out, Gammas: gammas}
 	if res.PerContext {
 		res.Units = st.Candidates().NumQueries()
+	}
+	if cfg.Partial != "" {
+		res.Out = cfg.Partial
+		return res, writeImputePartial(cfg, tg, ds, res, policyHash)
+	}
+	if err := data.SaveTargets(cfg.Out, tg, ds); err != nil {
+		return nil, err
 	}
 	return res, nil
 }
@@ -133,34 +145,39 @@ func Targets(ctx context.Context, st *impute.Stats, gammas *impute.GammaCache, h
 // statsFromLog reads the log cfg.Logs into per-query (or per-context)
 // statistics, checking its header against cfg.Setup (which defaults to the
 // header's values), and returns them with the logging policy's Γ cache.
-func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, error) {
+// The policy file's hash is returned too ("" without one). A shard
+// (cfg.Shard) reads only its contexts' records.
+func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, string, error) {
 	lr, setup, _, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	defer lr.Close()
+	cfg.Shard.apply(lr)
 	if err := checkStated(cfg.Stated, cfg.Logs, lr.Header()); err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	cands, gammas, err := setup.Policies(ctx, ds, policy.Options{}, impute.GammaOptions{})
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	st, err := impute.NewStats(cands, setup.Slots)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	bar := progress.New(cfg.Progress, "impute", 0, "impressions")
 	err = st.AddLog(ctx, lr, bar.Add)
 	bar.Done()
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, "", err
 	}
 	h := lr.Header().Clone()
+	var hash string
 	if setup.Policy != nil {
 		h["policy"] = filepath.Base(setup.Policy.Name)
+		hash = setup.Policy.Hash
 	}
-	return st, gammas, h, nil
+	return st, gammas, h, hash, nil
 }
 
 // checkStated refuses a metric-convention flag given with a log that the

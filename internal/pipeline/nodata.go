@@ -26,7 +26,11 @@ func logData(ctx context.Context, path string, opt data.ReadOptions, logs string
 		if err != nil {
 			return nil, err
 		}
-		pf = data.PolicyPath(logs, h)
+		files, err := data.LogFiles(logs)
+		if err != nil {
+			return nil, err
+		}
+		pf = data.PolicyPath(files[0], h)
 	}
 	if pf == "" {
 		return nil, errors.New("no --data: without a dataset the logging policy must be a policy file (--policy FILE, or the log header's policy=), whose candidate lists name the documents; give --data FILE for a named logging policy")

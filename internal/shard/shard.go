@@ -14,8 +14,9 @@ const (
 
 // Of returns the 0-based shard, among n, of the query whose id (the text
 // after "qid:" in a LETOR file, as written) is qid: FNV-1a 64 of qid's
-// bytes, modulo n. See docs/distributed.md.
-func Of(qid string, n int) int {
+// bytes, modulo n. See docs/distributed.md. It takes the qid as a string
+// or as bytes (a log reader's field), without allocating.
+func Of[T ~string | ~[]byte](qid T, n int) int {
 	h := uint64(offset64)
 	for i := 0; i < len(qid); i++ {
 		h ^= uint64(qid[i])

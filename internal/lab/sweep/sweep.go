@@ -15,6 +15,7 @@ import (
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/impute"
 	"github.com/piopt/piopt/internal/parallel"
+	"github.com/piopt/piopt/internal/xsum"
 	"github.com/piopt/piopt/ope"
 )
 
@@ -396,19 +397,18 @@ func simulateRun(ctx context.Context, p *ope.Plan, cfg Config, grid, ck []int64,
 	for _, name := range est.Names() {
 		st.values[name] = nanSlice(len(grid))
 	}
-	var counts []int64
+	counts := make([]int64, p.Candidates.NumQueries()) // the checkpoints' and pi-cv's folds (by context, as the Evaluator's)
 	if len(ck) > 0 {
-		counts = make([]int64, p.Candidates.NumQueries())
 		st.ckCount = make([][]int64, len(ck))
 		// Checkpoint 0 may be n = 0 (grid point 1 has n/2 = 0).
 	}
 	sim := impute.Simulation{Candidates: p.Candidates, Logging: p.Gammas.Logging(), Slots: p.Slots, Reward: p.Scorer, Seed: seed}
-	var pi, ips ope.Sums
+	var pi, ips ope.ExactSums // exact, as the Evaluator's: the same bits
 	var cv *ope.CVFolds
 	if est.PICV {
 		cv = ope.NewCVFolds(cvFolds(cfg.CVFolds))
 	}
-	var value float64
+	var value xsum.Sum
 	var i int64
 	gi, ci := 0, 0
 	record := func() {
@@ -422,16 +422,17 @@ func simulateRun(ctx context.Context, p *ope.Plan, cfg Config, grid, ck []int64,
 					s[gi] = v
 				}
 			}
-			set(ope.PI, pi.Mean())
-			w, _ := pi.SelfNormalized()
+			ps, is := pi.Sums(), ips.Sums()
+			set(ope.PI, ps.Mean())
+			w, _ := ps.SelfNormalized()
 			set(ope.WPI, w)
-			set(ope.IPS, ips.Mean())
-			w, _ = ips.SelfNormalized()
+			set(ope.IPS, is.Mean())
+			w, _ = is.SelfNormalized()
 			set(ope.WIPS, w)
 			if cv != nil {
 				set(ope.PICV, cv.Value(cv.Betas()))
 			}
-			set(ope.OnPolicy, value/float64(i))
+			set(ope.OnPolicy, value.Float64()/float64(i))
 			gi++
 		}
 	}
@@ -441,13 +442,11 @@ func simulateRun(ctx context.Context, p *ope.Plan, cfg Config, grid, ck []int64,
 		w := p.Weight(q, s)
 		pi.Add(r, w)
 		if cv != nil {
-			cv.Add(r, w)
+			cv.AddContext(q, counts[q], r, w)
 		}
 		ips.Add(r, p.Ratio(q, s)) // deterministic targets: never NaN
-		value += p.Query(q).Value
-		if counts != nil {
-			counts[q]++
-		}
+		value.Add(p.Query(q).Value)
+		counts[q]++
 		if i < dmKeep {
 			st.dm.Add(q, s, r)
 		}

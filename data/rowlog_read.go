@@ -41,6 +41,9 @@ type rowStream struct {
 	cur           *rowBatch
 	k             int
 	err           error // the goroutine's result, once batches is closed
+	// keep caches, per query, the shard filter's answer (SetFilter):
+	// 0 not asked yet, 1 kept, 2 skipped.
+	keep []uint8
 }
 
 // rowBatch holds rows read ahead: unit, line, reward and the slate's
@@ -132,8 +135,31 @@ func (lr *LogReader) nextRow() (LogRecord, error) {
 	b, k := rs.cur, rs.k
 	rs.k++
 	lr.line = int(b.line[k])
+	if !lr.keepRowQuery(int(b.query[k])) {
+		lr.skipped++
+		return lr.nextRow()
+	}
 	lr.n++
 	return LogRecord{Query: int(b.query[k]), Context: rs.names[b.unit[k]], Slate: b.slate[b.off[k]:b.off[k+1]], Reward: b.reward[k], line: lr.line}, nil
+}
+
+// keepRowQuery reports whether the filter (SetFilter) keeps query q's
+// impressions, asking it once per query.
+func (lr *LogReader) keepRowQuery(q int) bool {
+	if lr.keep == nil {
+		return true
+	}
+	rs := lr.rows
+	if rs.keep == nil {
+		rs.keep = make([]uint8, lr.ds.NumQueries())
+	}
+	if rs.keep[q] == 0 {
+		rs.keep[q] = 2
+		if lr.keep([]byte(lr.ds.QIDs[q])) {
+			rs.keep[q] = 1
+		}
+	}
+	return rs.keep[q] == 1
 }
 
 // rowErr is Errorf on a row log: the field by name.

@@ -101,6 +101,46 @@ func TestShardedEvaluate(t *testing.T) {
 	}
 }
 
+// TestShardedRowLog: a JSON-lines log with a policy in every row, read
+// without a dataset, in 2 and 3 shards merged, gives the unsharded JSON
+// byte for byte (bootstrap included) but for the command line; a shard
+// holds only its own impressions.
+func TestShardedRowLog(t *testing.T) {
+	tmp := t.TempDir()
+	dir := filepath.Join("testdata", "targets")
+	cmd := []string{"evaluate", "--logs", filepath.Join(dir, "log.jsonl"), "--target-scores", filepath.Join(dir, "scores.txt"), "--bootstrap", "40"}
+	est := filepath.Join(tmp, "est.json")
+	if _, err := runCapture(t, append(cmd, "--json", est)...); err != nil {
+		t.Fatal(err)
+	}
+	want := commandField.ReplaceAll(mustRead(t, est), nil)
+	for _, n := range []int{2, 3} {
+		parts := shardRun(t, tmp, "row", n, cmd)
+		samples := 0
+		for _, p := range parts {
+			m := regexp.MustCompile(`samples=(\d+)`).FindSubmatch(mustRead(t, p))
+			if m == nil {
+				t.Fatalf("%s: no samples= in its header", p)
+			}
+			k := 0
+			fmt.Sscan(string(m[1]), &k)
+			if k == 400 {
+				t.Errorf("%s: shard holds all 400 impressions", p)
+			}
+			samples += k
+		}
+		if samples != 400 {
+			t.Errorf("%d shards hold %d impressions, want 400", n, samples)
+		}
+		if err := runPiopt(t, append([]string{"merge", "--json", est}, parts...)...); err != nil {
+			t.Fatalf("n=%d: merge: %v", n, err)
+		}
+		if got := commandField.ReplaceAll(mustRead(t, est), nil); !bytes.Equal(got, want) {
+			t.Errorf("%d shards merged differ from the unsharded JSON:\n%s\nwant\n%s", n, got, want)
+		}
+	}
+}
+
 // TestMergeRefuses: a missing shard, a repeated one, a partial of another
 // setting and an edited partial are refused in one line naming the cause;
 // no output is written.

@@ -149,6 +149,9 @@ func evaluatePartial(ctx context.Context, cfg EvaluateConfig, ds *data.Dataset, 
 	}
 	part.NonAdditive = nonAdditive
 	setup := evaluateSetup(ds, cfg.Logs, ls, plan, &ope.Result{N: part.N, Queries: part.Queries, TrueValue: plan.TrueValue}, opt.Intervals, cfg.Command)
+	if data.IsRowLog(cfg.Logs) {
+		rowSetup(&setup, cfg)
+	}
 	if metric != nil && !ds.NamesOnly() { // as Evaluate's setup
 		setup.Metric = metric.Name()
 		cj := ranker.NewConventionsJSON(metric.Conventions)

@@ -130,21 +130,28 @@ func evaluateRowPlan(ctx context.Context, cfg EvaluateConfig, opt ope.EvalOption
 	if opt.Baseline, err = baseline(ctx, cfg.Baseline, cfg.BaselineFolds, opt.Estimators, plan, cfg.Threads, cfg.Seed); err != nil {
 		return nil, err
 	}
-	lr, err := rl.Open()
+	open := func() (*data.LogReader, error) {
+		lr, err := rl.Open()
+		if err == nil {
+			cfg.Shard.apply(lr)
+		}
+		return lr, err
+	}
+	lr, err := open()
 	if err != nil {
 		return nil, err
 	}
 	defer lr.Close()
+	if cfg.Partial != "" {
+		return nil, evaluatePartial(ctx, cfg, ds, lr, ls, plan, opt, metric, nonAdditive)
+	}
 	res, err := plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: opt, DMShare: cfg.DMShare,
-		NonAdditive: nonAdditive, Open: rl.Open, Pass: passBar(cfg.Progress, "evaluate")})
+		NonAdditive: nonAdditive, Open: open, Pass: passBar(cfg.Progress, "evaluate")})
 	if err != nil {
 		return nil, err
 	}
 	out := &EvaluateResult{Setup: evaluateSetup(ds, cfg.Logs, ls, plan, res, opt.Intervals, cfg.Command), Result: res}
-	out.Setup.Policy = cfg.Setup.Policy // the policy file of rows without a policy, if any
-	if out.Setup.Policy == "" {
-		out.Setup.Logging = "per row"
-	}
+	rowSetup(&out.Setup, cfg)
 	if metric != nil && !ds.NamesOnly() {
 		out.Setup.Metric = metric.Name()
 		cj := ranker.NewConventionsJSON(metric.Conventions)
@@ -156,4 +163,14 @@ func evaluateRowPlan(ctx context.Context, cfg EvaluateConfig, opt ope.EvalOption
 		}
 	}
 	return out, nil
+}
+
+// rowSetup corrects the setup evaluateSetup describes for a row log: its
+// logging policy is in its rows, and the policy file, if any, is --policy's
+// (for rows without a policy).
+func rowSetup(setup *evalreport.EvaluateSetup, cfg EvaluateConfig) {
+	setup.Policy = cfg.Setup.Policy
+	if setup.Policy == "" {
+		setup.Logging = "per row"
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 
 	"github.com/piopt/piopt/internal/atomicfile"
 )
@@ -163,16 +164,20 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 	if ce == nil {
 		return nil
 	}
-	f, err := os.Open(ce.path)
+	// Only a regular file of the user's is an entry: a symbolic link (not
+	// followed: ELOOP) or anything else is a miss, which store then
+	// replaces or refuses (atomicfile.CreateOwned). O_NONBLOCK: a FIFO
+	// planted as an entry does not block the open.
+	f, err := os.OpenFile(ce.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ELOOP) {
 			ce.warn(err)
 		}
 		return nil
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
+	if err != nil || !atomicfile.Owned(st) {
 		return nil
 	}
 	// The CRC covers the bytes read, not those the buffer reads ahead.
@@ -272,7 +277,11 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Data
 			return nil, 0
 		}
 		for i := range n {
-			fs[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+			b := binary.LittleEndian.Uint32(buf[4*i:])
+			if b&f32ExpMask == f32ExpMask {
+				return nil, 0 // NaN or ±Inf, which no parse yields: forged
+			}
+			fs[i] = math.Float32frombits(b)
 		}
 		fs = fs[n:]
 	}
@@ -291,6 +300,9 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Data
 	}
 	return ds, srcHash
 }
+
+// f32ExpMask is a float32's exponent bits, all set in NaN and ±Inf only.
+const f32ExpMask = 0x7f800000
 
 // readCacheIDs reads the document ids of nd documents, whose bytes must be
 // exactly blob, through buf.
@@ -348,7 +360,9 @@ func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 		ce.warn(err)
 		return
 	}
-	if err := ce.write(ds, srcHash); err != nil {
+	if err := ce.write(ds, srcHash); errors.Is(err, atomicfile.ErrNotOwned) {
+		ce.warn(fmt.Errorf("entry %s: %w", filepath.Base(ce.path), atomicfile.ErrNotOwned))
+	} else if err != nil {
 		ce.warn(err)
 	}
 }
@@ -373,7 +387,9 @@ func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
 // write writes ds as the entry, atomically.
 func (ce *cacheEntry) write(ds *Dataset, srcHash uint64) error {
 	key := ce.key
-	af, err := atomicfile.Create(ce.path)
+	// The entry's name is piopt's, not the user's: a link there is
+	// replaced, never written through (CreateOwned).
+	af, err := atomicfile.CreateOwned(ce.path)
 	if err != nil {
 		return err
 	}

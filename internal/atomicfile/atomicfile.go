@@ -66,6 +66,46 @@ func Create(path string) (*File, error) {
 	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: dest, name: path}, nil
 }
 
+// ErrNotOwned: CreateOwned found at its destination something that is not
+// a regular file of the running user (a folder, a device, a FIFO, another
+// user's file), which it neither writes through nor replaces.
+var ErrNotOwned = errors.New("not a regular file of this user")
+
+// CreateOwned starts writing path itself, for files a program names by
+// itself in a folder others may write to (a cache): a symbolic link at path
+// is replaced by the new file, never followed, so a planted link cannot
+// make the write land on another file; anything else at path but a regular
+// file the running user owns is refused with ErrNotOwned. Commit and Abort
+// work as for Create.
+func CreateOwned(path string) (*File, error) {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink == 0 && !Owned(st) {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: ErrNotOwned}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	removeStale(dir, base)
+	f, err := os.CreateTemp(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	// Rename replaces a link at path itself: it never follows it.
+	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: path, name: path}, nil
+}
+
+// Owned reports whether st is a regular file that the running user owns
+// (where the system tells owners).
+func Owned(st fs.FileInfo) bool {
+	if !st.Mode().IsRegular() {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || int(sys.Uid) == os.Getuid()
+}
+
 // FIFOWait is how long Create waits for a FIFO's reader to open it.
 const FIFOWait = 2 * time.Second
 

@@ -270,20 +270,8 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Data
 		ds.QIDs[i] = all[at : at+n]
 		at += n
 	}
-	fs := ds.Features
-	for len(fs) > 0 {
-		n := min(len(fs), len(buf)/4)
-		if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
-			return nil, 0
-		}
-		for i := range n {
-			b := binary.LittleEndian.Uint32(buf[4*i:])
-			if b&f32ExpMask == f32ExpMask {
-				return nil, 0 // NaN or ±Inf, which no parse yields: forged
-			}
-			fs[i] = math.Float32frombits(b)
-		}
-		fs = fs[n:]
+	if !readCacheFeatures(r, buf, ds.Features) {
+		return nil, 0
 	}
 	if ids {
 		if ds.ids = readCacheIDs(r, buf, int(nd), uint64(size)-base-8-12*nd); ds.ids == nil {
@@ -299,6 +287,26 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Data
 		return nil, 0
 	}
 	return ds, srcHash
+}
+
+// readCacheFeatures fills fs from r through buf. It fails on a short read
+// and on NaN or ±Inf, which no parse yields: such an entry is forged.
+func readCacheFeatures(r io.Reader, buf []byte, fs []float32) bool {
+	for len(fs) > 0 {
+		n := min(len(fs), len(buf)/4)
+		if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
+			return false
+		}
+		for i := range n {
+			b := binary.LittleEndian.Uint32(buf[4*i:])
+			if b&f32ExpMask == f32ExpMask {
+				return false
+			}
+			fs[i] = math.Float32frombits(b)
+		}
+		fs = fs[n:]
+	}
+	return true
 }
 
 // f32ExpMask is a float32's exponent bits, all set in NaN and ±Inf only.

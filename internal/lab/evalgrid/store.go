@@ -28,6 +28,10 @@ type conditionFile struct {
 	SkippedQueries int    `json:"skipped_queries"`
 }
 
+// WrittenNames are the files Evaluate writes in its output folder, as
+// filepath.Match patterns relative to it: inputs must not be among them.
+var WrittenNames = []string{"grid.json", "grid.html", "run.json", "aggregate-*.svg", "conditions/*.json"}
+
 // conditionPath is where condition c's sweep is stored.
 func (c Config) conditionPath(cond Condition) string {
 	return filepath.Join(c.Out, "conditions", cond.Name()+".json")

@@ -146,6 +146,13 @@ const (
 	RunFile     = "run.json"
 )
 
+// WrittenNames are the files Run writes in its output folder, as
+// filepath.Match patterns relative to it: the summary, report and run
+// record, the input hash and max-label caches, and every stage of a fold
+// (models, targets, results, assembled training files) under foldN/.
+// Inputs must not be among them.
+var WrittenNames = []string{SummaryFile, ReportFile, RunFile, "sha256-*.txt", "maxlabel-*.txt", "fold*/*"}
+
 // WriteFiles writes summary.json, report.html and, when the summary has
 // one, the run record run.json into dir, and returns the paths written.
 func (s *Summary) WriteFiles(dir string) ([]string, error) {

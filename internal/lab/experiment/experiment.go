@@ -168,7 +168,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	start := time.Now()
-	r := &runner{cfg: cfg}
+	r := &runner{cfg: cfg, ids: inputIDs{}}
+	// Every input is hashed first, once: the hashes key every stage.
+	t := time.Now()
+	prov, err := r.provenance()
+	if err != nil {
+		return nil, err
+	}
+	hashSeconds := time.Since(t).Seconds()
 	if err := r.settleMaxRel(ctx); err != nil {
 		return nil, err
 	}
@@ -182,12 +189,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	for _, k := range cfg.Metrics {
 		s.Metrics = append(s.Metrics, r.metric(k).Name())
 	}
-	t := time.Now()
-	var err error
-	if s.Provenance, err = r.provenance(); err != nil {
-		return nil, err
-	}
-	s.Run.Seconds["hash inputs"] = time.Since(t).Seconds()
+	s.Provenance = prov
+	s.Run.Seconds["hash inputs"] = hashSeconds
 	for _, f := range cfg.Folds {
 		res, err := r.fold(ctx, f)
 		if err != nil {
@@ -219,6 +222,7 @@ func (s *Summary) summarize() {
 type runner struct {
 	cfg    Config
 	loaded map[string]*data.Dataset
+	ids    inputIDs // the inputs' content hashes, once per run
 	reused bool // the last fold's results were read back (fold)
 }
 
@@ -337,7 +341,7 @@ func (r *runner) settleMaxRel(ctx context.Context) error {
 // Out, so that a resumed run does not parse every file again just for it;
 // keep keeps the dataset it loads for the fold that needs it next.
 func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, error) {
-	cache := filepath.Join(r.cfg.Out, "maxlabel-"+key("maxlabel", fileID(path), r.readKey())+".txt")
+	cache := filepath.Join(r.cfg.Out, "maxlabel-"+key("maxlabel", r.ids.id(path), r.readKey())+".txt")
 	if b, err := os.ReadFile(cache); err == nil {
 		if g, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 			return g, nil
@@ -357,15 +361,6 @@ func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, err
 	return g, atomicfile.WriteFile(cache, []byte(strconv.Itoa(g)+"\n"))
 }
 
-// fileID identifies an input file's content for cache keys.
-func fileID(path string) string {
-	abs, _ := filepath.Abs(path)
-	st, err := os.Stat(path)
-	if err != nil {
-		return abs
-	}
-	return fmt.Sprintf("%s:%d:%d", abs, st.Size(), st.ModTime().UnixNano())
-}
 
 // candidatesKey is the cache-key part of CandidatesBy: none when it is "",
 // so that the keys of runs without it stay as they were.
@@ -413,7 +408,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if err := os.MkdirAll(fr.dir, 0o755); err != nil {
 		return nil, err
 	}
-	fr.trainID, fr.valiID, fr.testID = fileID(f.Train), fileID(f.Vali), fileID(f.Test)
+	fr.trainID, fr.valiID, fr.testID = r.ids.id(f.Train), r.ids.id(f.Vali), r.ids.id(f.Test)
 	fr.readKey = r.readKey()
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, keyRandomSamples, c.Metrics}

@@ -223,7 +223,7 @@ type runner struct {
 	cfg    Config
 	loaded map[string]*data.Dataset
 	ids    inputIDs // the inputs' content hashes, once per run
-	reused bool // the last fold's results were read back (fold)
+	reused bool     // the last fold's results were read back (fold)
 }
 
 func (r *runner) policies() []string {
@@ -360,7 +360,6 @@ func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, err
 	}
 	return g, atomicfile.WriteFile(cache, []byte(strconv.Itoa(g)+"\n"))
 }
-
 
 // candidatesKey is the cache-key part of CandidatesBy: none when it is "",
 // so that the keys of runs without it stay as they were.

@@ -425,7 +425,9 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	resultPath := filepath.Join(fr.dir, "result-"+resultKey+".json")
 	if b, err := os.ReadFile(resultPath); err == nil {
 		var res FoldResult
-		if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
+		if err := atomicfile.CheckJSON(b); err != nil {
+			r.logf("fold %d: recomputing results: %s: %v", f.Number, resultPath, err)
+		} else if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
 			r.logf("fold %d: results reused (%s)", f.Number, resultPath)
 			r.reused = true
 			return &res, nil
@@ -463,7 +465,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(resultPath, append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(resultPath, atomicfile.SealJSON(append(b, '\n'))); err != nil {
 		return nil, err
 	}
 	return fr.res, nil
@@ -626,12 +628,14 @@ func foldLine(res *FoldResult, c Config) string {
 // targets, or reads them back from path when an earlier run made them.
 func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.Dataset, path string, m eval.Metric, n int64, seed uint64) (*data.Targets, error) {
 	if exists(path) {
-		tg, err := data.ReadTargets(path, ds)
-		if err == nil {
+		if err := atomicfile.CheckTextFile(path); err != nil {
+			r.logf("fold %d: recomputing targets: %s: %v", f.Number, path, err)
+		} else if tg, err := data.ReadTargets(path, ds); err == nil {
 			r.logf("fold %d: targets reused (%s)", f.Number, path)
 			return tg, nil
+		} else {
+			r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 		}
-		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 	}
 	start := time.Now()
 	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: true,
@@ -652,13 +656,26 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 	if err != nil {
 		return nil, err
 	}
-	if err := data.SaveTargets(path, tg, ds); err != nil {
+	if err := saveSealed(path, tg, ds); err != nil {
 		return nil, err
 	}
 	sec := time.Since(start).Seconds()
 	res.Seconds["impute "+filepath.Base(path)] = sec
 	r.logf("fold %d: imputed %d targets from %d %s impressions on %s in %.1fs", f.Number, tg.Len(), n, m.Name(), filepath.Base(ds.Source), sec)
 	return tg, nil
+}
+
+// saveSealed writes a targets file for reuse by a later run: as
+// data.SaveTargets writes it, with the seal line of atomicfile.Sealer
+// (a comment to the targets reader) at its end.
+func saveSealed(path string, tg *data.Targets, ds *data.Dataset) error {
+	return atomicfile.WriteWith(path, func(w io.Writer) error {
+		s := atomicfile.NewSealer(w)
+		if err := data.WriteTargets(s, tg, ds); err != nil {
+			return err
+		}
+		return s.Seal()
+	})
 }
 
 // trainStage trains a model with p unless path already holds one, and

@@ -135,3 +135,31 @@ func TestLesser_ForgedCacheEntry(t *testing.T) {
 		t.Fatal("a finite edit with its CRC recomputed is not a hit")
 	}
 }
+
+// finite finds a NaN or ±Inf at any position and alignment, and passes
+// every finite value (the largest, subnormals, -0).
+func TestFinite(t *testing.T) {
+	ok := []float32{math.MaxFloat32, -math.MaxFloat32, math.SmallestNonzeroFloat32, float32(math.Copysign(0, -1)), 1, 0}
+	for n := range 20 {
+		for off := range 2 {
+			base := make([]float32, n+off)
+			for i := range base {
+				base[i] = ok[i%len(ok)]
+			}
+			fs := base[off:]
+			if !finite(fs) {
+				t.Fatalf("n=%d off=%d: finite values refused", n, off)
+			}
+			for i := range fs {
+				for _, bad := range []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1))} {
+					keep := fs[i]
+					fs[i] = bad
+					if finite(fs) {
+						t.Fatalf("n=%d off=%d: %v at %d passed", n, off, bad, i)
+					}
+					fs[i] = keep
+				}
+			}
+		}
+	}
+}

@@ -73,6 +73,9 @@ type Config struct {
 	Read         data.ReadOptions
 	// Log receives one line per finished stage; nil is silent.
 	Log io.Writer
+	// Notices receives the lines that say a run does other than asked:
+	// a resume file whose seal does not match, recomputed. nil: Log.
+	Notices io.Writer
 	// Progress receives progress bars (shown only on a terminal).
 	Progress io.Writer
 	// Grid, when not empty, trains PI-OPT at every point of the grid and
@@ -265,6 +268,17 @@ func (r *runner) configJSON() map[string]any {
 	return m
 }
 
+// noticef writes a notice line to Notices (Log when nil).
+func (r *runner) noticef(format string, args ...any) {
+	w := r.cfg.Notices
+	if w == nil {
+		w = r.cfg.Log
+	}
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
+}
+
 func (r *runner) logf(format string, args ...any) {
 	if r.cfg.Log != nil {
 		fmt.Fprintf(r.cfg.Log, format+"\n", args...)
@@ -426,7 +440,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if b, err := os.ReadFile(resultPath); err == nil {
 		var res FoldResult
 		if err := atomicfile.CheckJSON(b); err != nil {
-			r.logf("fold %d: recomputing results: %s: %v", f.Number, resultPath, err)
+			r.noticef("fold %d: recomputing results: %s: %v", f.Number, resultPath, err)
 		} else if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
 			r.logf("fold %d: results reused (%s)", f.Number, resultPath)
 			r.reused = true
@@ -629,7 +643,7 @@ func foldLine(res *FoldResult, c Config) string {
 func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.Dataset, path string, m eval.Metric, n int64, seed uint64) (*data.Targets, error) {
 	if exists(path) {
 		if err := atomicfile.CheckTextFile(path); err != nil {
-			r.logf("fold %d: recomputing targets: %s: %v", f.Number, path, err)
+			r.noticef("fold %d: recomputing targets: %s: %v", f.Number, path, err)
 		} else if tg, err := data.ReadTargets(path, ds); err == nil {
 			r.logf("fold %d: targets reused (%s)", f.Number, path)
 			return tg, nil

@@ -56,6 +56,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./data/xgbmodel
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPartial$$' -fuzztime $(FUZZTIME) ./internal/pipeline
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./internal/xsum
+	$(GO) test -run '^$$' -fuzz '^FuzzCacheEntry$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzReadResume$$' -fuzztime $(FUZZTIME) ./internal/atomicfile
 
 # lint checks formatting, go vet and staticcheck, which it installs into
 # $(go env GOPATH)/bin when missing (from the Go module proxy).

@@ -15,6 +15,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
+	"unsafe"
 
 	"github.com/piopt/piopt/internal/atomicfile"
 )
@@ -163,16 +165,20 @@ func (ce *cacheEntry) load(src *os.File) *Dataset {
 	if ce == nil {
 		return nil
 	}
-	f, err := os.Open(ce.path)
+	// Only a regular file of the user's is an entry: a symbolic link (not
+	// followed: ELOOP) or anything else is a miss, which store then
+	// replaces or refuses (atomicfile.CreateOwned). O_NONBLOCK: a FIFO
+	// planted as an entry does not block the open.
+	f, err := os.OpenFile(ce.path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if !errors.Is(err, fs.ErrNotExist) {
+		if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ELOOP) {
 			ce.warn(err)
 		}
 		return nil
 	}
 	defer f.Close()
 	st, err := f.Stat()
-	if err != nil {
+	if err != nil || !atomicfile.Owned(st) {
 		return nil
 	}
 	// The CRC covers the bytes read, not those the buffer reads ahead.
@@ -265,16 +271,8 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Data
 		ds.QIDs[i] = all[at : at+n]
 		at += n
 	}
-	fs := ds.Features
-	for len(fs) > 0 {
-		n := min(len(fs), len(buf)/4)
-		if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
-			return nil, 0
-		}
-		for i := range n {
-			fs[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
-		}
-		fs = fs[n:]
+	if !readCacheFeatures(r, buf, ds.Features) {
+		return nil, 0
 	}
 	if ids {
 		if ds.ids = readCacheIDs(r, buf, int(nd), uint64(size)-base-8-12*nd); ds.ids == nil {
@@ -291,6 +289,71 @@ func readCachePayload(r io.Reader, crc hash.Hash32, size int64, ids bool) (*Data
 	}
 	return ds, srcHash
 }
+
+// readCacheFeatures fills fs from r through buf. It fails on a short read
+// and on NaN or ±Inf, which no parse yields: such an entry is forged. On a
+// little-endian machine, the entry's byte order, the bytes are read
+// straight into fs and checked while still in the CPU's cache; that copy
+// saved pays for the check.
+func readCacheFeatures(r io.Reader, buf []byte, fs []float32) bool {
+	for len(fs) > 0 {
+		n := min(len(fs), len(buf)/4)
+		if littleEndian {
+			b := unsafe.Slice((*byte)(unsafe.Pointer(&fs[0])), 4*n)
+			if _, err := io.ReadFull(r, b); err != nil {
+				return false
+			}
+		} else {
+			if _, err := io.ReadFull(r, buf[:4*n]); err != nil {
+				return false
+			}
+			for i := range fs[:n] {
+				fs[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+			}
+		}
+		if !finite(fs[:n]) {
+			return false
+		}
+		fs = fs[n:]
+	}
+	return true
+}
+
+// littleEndian: this machine stores numbers as the cache entries do.
+var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
+
+// finite reports whether every value of fs is finite, without a branch per
+// value: the exponent plus one in its lowest bit carries into bit 31 only
+// when the exponent is all ones (NaN, ±Inf). Two values are checked per
+// 64-bit word (the low one's carry stops at bit 31), four words a round.
+func finite(fs []float32) bool {
+	const exp2, one2, top2 = f32ExpMask<<32 | f32ExpMask, 1<<55 | 1<<23, 1<<63 | 1<<31
+	var c0, c1, c2, c3 uint64
+	if len(fs) > 0 && uintptr(unsafe.Pointer(&fs[0]))%8 != 0 { // align the words
+		c0 = uint64(math.Float32bits(fs[0])&f32ExpMask + 1<<23)
+		fs = fs[1:]
+	}
+	if len(fs) >= 2 {
+		w := unsafe.Slice((*uint64)(unsafe.Pointer(&fs[0])), len(fs)/2)
+		for len(w) >= 4 {
+			c0 |= w[0]&exp2 + one2
+			c1 |= w[1]&exp2 + one2
+			c2 |= w[2]&exp2 + one2
+			c3 |= w[3]&exp2 + one2
+			w = w[4:]
+		}
+		for _, x := range w {
+			c0 |= x&exp2 + one2
+		}
+	}
+	if len(fs)%2 == 1 {
+		c0 |= uint64(math.Float32bits(fs[len(fs)-1])&f32ExpMask + 1<<23)
+	}
+	return (c0|c1|c2|c3)&top2 == 0
+}
+
+// f32ExpMask is a float32's exponent bits, all set in NaN and ±Inf only.
+const f32ExpMask = 0x7f800000
 
 // readCacheIDs reads the document ids of nd documents, whose bytes must be
 // exactly blob, through buf.
@@ -348,7 +411,9 @@ func (ce *cacheEntry) store(ds *Dataset, srcHash uint64) {
 		ce.warn(err)
 		return
 	}
-	if err := ce.write(ds, srcHash); err != nil {
+	if err := ce.write(ds, srcHash); errors.Is(err, atomicfile.ErrNotOwned) {
+		ce.warn(fmt.Errorf("entry %s: %w", filepath.Base(ce.path), atomicfile.ErrNotOwned))
+	} else if err != nil {
 		ce.warn(err)
 	}
 }
@@ -373,7 +438,9 @@ func writeCache(path, key string, ds *Dataset, srcHash uint64) error {
 // write writes ds as the entry, atomically.
 func (ce *cacheEntry) write(ds *Dataset, srcHash uint64) error {
 	key := ce.key
-	af, err := atomicfile.Create(ce.path)
+	// The entry's name is piopt's, not the user's: a link there is
+	// replaced, never written through (CreateOwned).
+	af, err := atomicfile.CreateOwned(ce.path)
 	if err != nil {
 		return err
 	}

@@ -17,6 +17,29 @@ import (
 // group is the entry's name.
 var cacheName = regexp.MustCompile(`^\.?([0-9a-f]{32}\.dataset)(?:\.piopt-tmp-[0-9]+-[0-9]+)?$`)
 
+// IsCacheFile reports whether path names a file that loading writes by
+// itself in the cache folder dir (as CacheFolder resolves it): an entry or
+// one of its temporary files. Output names given by a user must not be
+// one: the next load would overwrite the output, or the output the entry.
+func IsCacheFile(path, dir string) bool {
+	folder, err := CacheFolder(dir)
+	if err != nil || !cacheName.MatchString(filepath.Base(path)) {
+		return false
+	}
+	a, err1 := filepath.Abs(filepath.Dir(path))
+	b, err2 := filepath.Abs(folder)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	if ra, err := filepath.EvalSymlinks(a); err == nil {
+		a = ra
+	}
+	if rb, err := filepath.EvalSymlinks(b); err == nil {
+		b = rb
+	}
+	return a == b
+}
+
 // CacheCleaned is what CleanCache did.
 type CacheCleaned struct {
 	Files int   // files removed

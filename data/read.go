@@ -189,6 +189,11 @@ func readContext(ctx context.Context, r io.Reader, name string, opt ReadOptions)
 	return parse(ctx, newHashReader(r), name, opt, readQueryFile(opt.QueryFile), false, 0)
 }
 
+// QueryFileOf returns the group file that reading the LETOR file at path
+// without ReadOptions.QueryFile picks up by itself: FILE.query (or, for
+// FILE.gz, FILE.query) when it exists, else "".
+func QueryFileOf(path string) string { return findQueryFile(path) }
+
 // findQueryFile returns FILE.query (or, for FILE.gz, FILE.query) when it
 // exists.
 func findQueryFile(path string) string {

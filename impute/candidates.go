@@ -228,11 +228,10 @@ func (c *Candidates) Slots(q, l int) int { return min(l, c.Size(q)) }
 // nil, is called with 1 after every record.
 func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int, progress func(n int64), add func(q int, s []int32, r float64)) error {
 	slate := make([]int32, 0, slots)
+	done := ctx.Done()
 	for n := 0; ; n++ {
-		if n&0xffff == 0 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
+		if n&stopEvery == 0 && stopped(done) {
+			return ctx.Err()
 		}
 		rec, err := lr.Next()
 		if errors.Is(err, io.EOF) {

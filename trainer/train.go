@@ -2,6 +2,7 @@ package trainer
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -88,6 +89,22 @@ func checkMatrix(name string, m *features.Matrix) error {
 	return nil
 }
 
+// errZeroWeights: a training matrix whose rows all weigh 0 gives XGBoost
+// nothing to fit (every gradient is 0) and yields a constant model without
+// a word. Targets' weights are float64 and the matrix's float32, so weights
+// below float32's smallest (about 1e-45) become 0 on the way.
+var errZeroWeights = errors.New("training matrix: every row's weight is 0 (in float32, below about 1e-45 counts as 0): nothing to fit")
+
+// allZero reports whether w has elements and all are 0.
+func allZero(w []float32) bool {
+	for _, v := range w {
+		if v != 0 {
+			return false
+		}
+	}
+	return len(w) > 0
+}
+
 // weightedMean is the mean label, weighted as the objective weighs rows.
 func weightedMean(m *features.Matrix) float64 {
 	s, w := weightedSums(m)
@@ -149,6 +166,10 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 func TrainJob(ctx context.Context, job *Job, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
 	if err := checkInputs(train, valid, p, job.validated(valid)); err != nil {
 		return nil, err
+	}
+	if job == nil && allZero(train.Weights) {
+		// A worker's share may weigh nothing while the job's rows do.
+		return nil, errZeroWeights
 	}
 	if (p.SelectBy == SelectValue) != (value != nil || (job.remote() && p.SelectBy == SelectValue)) {
 		return nil, fmt.Errorf("--select-by %s: needs validation targets to estimate slate values from, and only then", SelectValue)

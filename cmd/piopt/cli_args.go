@@ -69,6 +69,7 @@ func checkFlags(args []string, flags []cli.Flag) ([]string, error) {
 			byName[n] = f
 		}
 	}
+	seen := map[cli.Flag]string{} // the value each flag was first given
 	for len(args) > 0 && len(args[0]) > 1 && args[0][0] == '-' && args[0] != "--" {
 		name, value, hasValue := strings.Cut(strings.TrimPrefix(args[0][1:], "-"), "=")
 		args = args[1:]
@@ -90,7 +91,7 @@ func checkFlags(args []string, flags []cli.Flag) ([]string, error) {
 		isBool := ok && bf.IsBoolFlag() // --x alone is --x=true
 		switch {
 		case isBool && !hasValue:
-			continue
+			value = "true"
 		case !hasValue && len(args) == 0:
 			return nil, &usageError{msg: "--" + name + " needs a value"}
 		case !hasValue:
@@ -99,11 +100,32 @@ func checkFlags(args []string, flags []cli.Flag) ([]string, error) {
 		if err := fl.Value.Set(value); err != nil {
 			return nil, &usageError{msg: "invalid value " + strconv.Quote(value) + " for --" + name + ": " + valueReason(byName[name], value, err)}
 		}
+		if err := checkRepeat(seen, byName[name], name, value); err != nil {
+			return nil, err
+		}
 	}
 	if len(args) > 0 && args[0] == "--" {
 		args = args[1:]
 	}
 	return args, nil
+}
+
+// checkRepeat refuses a flag given a second time: Go's flag package keeps
+// the last value without a word, so `--seed 1 ... --seed 2` would run with
+// a seed the user may not have meant. The list flags of urfave/cli
+// (StringSlice, Int64Slice) are meant to repeat, each use adding to the
+// list, and may. seen holds the value each flag was first given.
+func checkRepeat(seen map[cli.Flag]string, f cli.Flag, name, value string) error {
+	switch f.(type) {
+	case *cli.StringSliceFlag, *cli.Int64SliceFlag, *cli.IntSliceFlag, *cli.Float64SliceFlag:
+		return nil
+	}
+	first, dup := seen[f]
+	if !dup {
+		seen[f] = value
+		return nil
+	}
+	return &usageError{msg: "--" + name + " given twice (" + strconv.Quote(first) + " and " + strconv.Quote(value) + "): give it once"}
 }
 
 // valueReason says why f refuses value: what f takes, for the numeric,

@@ -120,6 +120,7 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 		LambdaMART:   c.Bool("lambdamart"),
 		Read:         read,
 		Progress:     os.Stderr,
+		Notices:      c.App.ErrWriter,
 		Command:      commandLine(),
 	}
 	cfg.PioptVersion, cfg.XGBoostVersion = experiment.Versions()

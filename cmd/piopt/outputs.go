@@ -23,13 +23,14 @@ var (
 
 // checkOutputs refuses, before any work, a command line whose output flag
 // names the same file as an input flag (writing it would destroy the input)
-// or as another output flag (one would silently overwrite the other). Files
+// or as another output flag (one would silently overwrite the other), and
+// likewise for the files a command reads or writes by itself, which no flag
+// names (checkImplied). Files
 // are compared by identity: the same device and inode when both exist, else
 // the same cleaned absolute path, symbolic links followed either way. An
 // output that is an existing special file (/dev/null, a FIFO) is written to,
 // not replaced, so it may be given more than once.
 func checkOutputs(c *cli.Context) error {
-	type named struct{ flag, path string }
 	var ins, outs []named
 	for _, f := range c.Command.Flags {
 		sf, ok := f.(*cli.StringFlag)
@@ -46,31 +47,44 @@ func checkOutputs(c *cli.Context) error {
 		switch {
 		case sf.Name == "target" || sf.Name == "rank-by" || sf.Name == "candidates-by" || sf.Name == "baseline":
 			if p, ok := strings.CutPrefix(v, "model:"); ok {
-				ins = append(ins, named{sf.Name, p})
+				ins = append(ins, named{flag: sf.Name, path: p})
 			} else if p, ok := strings.CutPrefix(v, "run:"); ok && sf.Name == "target" {
-				ins = append(ins, named{sf.Name, p})
+				ins = append(ins, named{flag: sf.Name, path: p})
 			}
 		case sf.Name == "models":
 			for _, p := range modelPaths(v) {
-				ins = append(ins, named{sf.Name, p})
+				ins = append(ins, named{flag: sf.Name, path: p})
 			}
 		case slices.Contains(inputFlags, sf.Name):
-			ins = append(ins, named{sf.Name, v})
+			ins = append(ins, named{flag: sf.Name, path: v})
 		case slices.Contains(outputFlags, sf.Name):
 			if st, err := os.Stat(v); err == nil && !st.Mode().IsRegular() && !st.IsDir() {
 				continue
 			}
-			outs = append(outs, named{sf.Name, v})
+			outs = append(outs, named{flag: sf.Name, path: v})
 		}
 	}
 	for i, o := range outs {
 		for _, other := range append(ins, outs[i+1:]...) {
 			if sameFile(o.path, other.path) {
-				return fmt.Errorf("--%s and --%s name the same file (%s)", o.flag, other.flag, o.path)
+				return fmt.Errorf("%s and %s name the same file (%s)", o, other, o.path)
 			}
 		}
 	}
-	return nil
+	return checkImplied(c, ins, outs)
+}
+
+// named is a file a command reads or writes: the flag that gives it, and,
+// for a file the command finds or names by itself, how it comes from that
+// flag (what, e.g. "the policy file its log's header names").
+type named struct{ flag, path, what string }
+
+// String names the file in messages: "--out", or "--logs's policy file".
+func (n named) String() string {
+	if n.what != "" {
+		return "--" + n.flag + "'s " + n.what
+	}
+	return "--" + n.flag
 }
 
 // sameFile reports whether a and b name the same file.

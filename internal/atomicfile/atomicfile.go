@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"io/fs"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 )
 
 // processStart approximates the start of the running process: package
@@ -57,11 +59,51 @@ func Create(path string) (*File, error) {
 	}
 	dir, base := filepath.Dir(dest), filepath.Base(dest)
 	removeStale(dir, base)
-	f, err := os.CreateTemp(dir, "."+base+tmpInfix+strconv.Itoa(os.Getpid())+"-*")
+	f, err := os.CreateTemp(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-*")
 	if err != nil {
 		return nil, fmt.Errorf("create %s: %w", path, err)
 	}
 	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: dest, name: path}, nil
+}
+
+// ErrNotOwned: CreateOwned found at its destination something that is not
+// a regular file of the running user (a folder, a device, a FIFO, another
+// user's file), which it neither writes through nor replaces.
+var ErrNotOwned = errors.New("not a regular file of this user")
+
+// CreateOwned starts writing path itself, for files a program names by
+// itself in a folder others may write to (a cache): a symbolic link at path
+// is replaced by the new file, never followed, so a planted link cannot
+// make the write land on another file; anything else at path but a regular
+// file the running user owns is refused with ErrNotOwned. Commit and Abort
+// work as for Create.
+func CreateOwned(path string) (*File, error) {
+	if st, err := os.Lstat(path); err == nil && st.Mode()&fs.ModeSymlink == 0 && !Owned(st) {
+		return nil, &fs.PathError{Op: "create", Path: path, Err: ErrNotOwned}
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	removeStale(dir, base)
+	f, err := os.CreateTemp(dir, tempPrefix(base)+strconv.Itoa(os.Getpid())+"-*")
+	if err != nil {
+		return nil, fmt.Errorf("create %s: %w", path, err)
+	}
+	// Rename replaces a link at path itself: it never follows it.
+	return &File{W: bufio.NewWriterSize(f, 1<<20), f: f, path: path, name: path}, nil
+}
+
+// Owned reports whether st is a regular file that the running user owns
+// (where the system tells owners).
+func Owned(st fs.FileInfo) bool {
+	if !st.Mode().IsRegular() {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || int(sys.Uid) == os.Getuid()
 }
 
 // FIFOWait is how long Create waits for a FIFO's reader to open it.
@@ -89,6 +131,34 @@ func openSpecial(dest string, st fs.FileInfo) (*os.File, error) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// nameMax is the longest file name (in bytes) of Linux's file systems.
+const nameMax = 255
+
+// tempBase is how long a destination's name may be in its temporary file's
+// name, ".BASE.piopt-tmp-PID-RANDOM", so that the whole stays within
+// nameMax: PID up to 7 digits (Linux's 2^22) and RANDOM up to 10
+// (os.CreateTemp's uint32).
+const tempBase = nameMax - 1 - len(tmpInfix) - 7 - 1 - 10
+
+// tempPrefix is the name of base's temporary files up to the PID:
+// ".BASE.piopt-tmp-". A name too long for that (a legal output name of 230
+// to 255 bytes) is cut to its first bytes, at a UTF-8 boundary, and a hash
+// of the whole name follows them, "~HASH", so that two long names sharing
+// their first bytes keep their temporary files apart.
+func tempPrefix(base string) string {
+	if len(base) <= tempBase {
+		return "." + base + tmpInfix
+	}
+	h := fnv.New32a()
+	h.Write([]byte(base))
+	sum := fmt.Sprintf("~%08x", h.Sum32())
+	cut := tempBase - len(sum)
+	for cut > 0 && !utf8.RuneStart(base[cut]) {
+		cut--
+	}
+	return "." + base[:cut] + sum + tmpInfix
 }
 
 // Resolve follows the symbolic links of path to the file they name, the file
@@ -139,11 +209,11 @@ func removeStale(dir, base string) {
 // (see removeStale), and live, those that may still be in use.
 func Temps(path string) (stale, live []string) {
 	dir, base := filepath.Split(path)
-	matches, err := filepath.Glob(filepath.Join(dir, "."+escapeGlob(base)+tmpInfix+"*"))
+	prefix := tempPrefix(base)
+	matches, err := filepath.Glob(filepath.Join(dir, escapeGlob(prefix)+"*"))
 	if err != nil {
 		return nil, nil
 	}
-	prefix := "." + base + tmpInfix
 	for _, m := range matches {
 		rest := strings.TrimPrefix(filepath.Base(m), prefix)
 		pidText, _, ok := strings.Cut(rest, "-")

@@ -189,7 +189,11 @@ func (r *runner) condition(ctx context.Context, c Condition) (*conditionFile, bo
 		return nil, false, err
 	}
 	path := r.cfg.conditionPath(c)
-	if cf, ok := loadCondition(path, key); ok {
+	cf, ok, sealErr := loadCondition(path, key)
+	if sealErr != nil {
+		r.logf("%s: recomputed: %s: %v", c.Name(), path, sealErr)
+	}
+	if ok {
 		r.logf("%s: loaded, finished earlier with the same settings (%s)", c.Name(), path)
 		if r.cfg.Progress != nil {
 			r.cfg.Progress(r.cfg.Samples * int64(r.cfg.Runs))
@@ -204,7 +208,7 @@ func (r *runner) condition(ctx context.Context, c Condition) (*conditionFile, bo
 	if err != nil {
 		return nil, false, err
 	}
-	cf := &conditionFile{Report: rep, Settings: key, SkippedQueries: skipped}
+	cf = &conditionFile{Report: rep, Settings: key, SkippedQueries: skipped}
 	if err := cf.write(path); err != nil {
 		return nil, false, err
 	}

@@ -28,6 +28,10 @@ type conditionFile struct {
 	SkippedQueries int    `json:"skipped_queries"`
 }
 
+// WrittenNames are the files Evaluate writes in its output folder, as
+// filepath.Match patterns relative to it: inputs must not be among them.
+var WrittenNames = []string{"grid.json", "grid.html", "run.json", "aggregate-*.svg", "conditions/*.json"}
+
 // conditionPath is where condition c's sweep is stored.
 func (c Config) conditionPath(cond Condition) string {
 	return filepath.Join(c.Out, "conditions", cond.Name()+".json")
@@ -95,16 +99,28 @@ func (cf *conditionFile) write(path string) error {
 	if err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(path, append(b, '\n'))
+	return atomicfile.WriteFile(path, atomicfile.SealJSON(append(b, '\n')))
 }
 
 // loadCondition reads a stored condition computed with settings key; ok
-// is false when there is none, it does not parse, or its settings differ.
-func loadCondition(path, key string) (*conditionFile, bool) {
+// is false when there is none, it does not parse, or its settings differ,
+// and also when its seal (atomicfile.SealJSON) is missing or does not
+// match its bytes: then sealErr says so, for a notice.
+func loadCondition(path, key string) (cf *conditionFile, ok bool, sealErr error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return nil, false
+		return nil, false, nil
 	}
+	if err := atomicfile.CheckJSON(b); err != nil {
+		return nil, false, err
+	}
+	cf, ok = parseCondition(b, key)
+	return cf, ok, nil
+}
+
+// parseCondition reads a stored condition's bytes b, computed with
+// settings key (ok false otherwise or when b does not parse).
+func parseCondition(b []byte, key string) (*conditionFile, bool) {
 	var cf conditionFile
 	if err := json.Unmarshal(b, &cf); err != nil || cf.Settings != key || cf.Report == nil {
 		return nil, false

@@ -73,6 +73,9 @@ type Config struct {
 	Read         data.ReadOptions
 	// Log receives one line per finished stage; nil is silent.
 	Log io.Writer
+	// Notices receives the lines that say a run does other than asked:
+	// a resume file whose seal does not match, recomputed. nil: Log.
+	Notices io.Writer
 	// Progress receives progress bars (shown only on a terminal).
 	Progress io.Writer
 	// Grid, when not empty, trains PI-OPT at every point of the grid and
@@ -168,7 +171,14 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 		return nil, err
 	}
 	start := time.Now()
-	r := &runner{cfg: cfg}
+	r := &runner{cfg: cfg, ids: inputIDs{}}
+	// Every input is hashed first, once: the hashes key every stage.
+	t := time.Now()
+	prov, err := r.provenance()
+	if err != nil {
+		return nil, err
+	}
+	hashSeconds := time.Since(t).Seconds()
 	if err := r.settleMaxRel(ctx); err != nil {
 		return nil, err
 	}
@@ -182,12 +192,8 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	for _, k := range cfg.Metrics {
 		s.Metrics = append(s.Metrics, r.metric(k).Name())
 	}
-	t := time.Now()
-	var err error
-	if s.Provenance, err = r.provenance(); err != nil {
-		return nil, err
-	}
-	s.Run.Seconds["hash inputs"] = time.Since(t).Seconds()
+	s.Provenance = prov
+	s.Run.Seconds["hash inputs"] = hashSeconds
 	for _, f := range cfg.Folds {
 		res, err := r.fold(ctx, f)
 		if err != nil {
@@ -219,7 +225,8 @@ func (s *Summary) summarize() {
 type runner struct {
 	cfg    Config
 	loaded map[string]*data.Dataset
-	reused bool // the last fold's results were read back (fold)
+	ids    inputIDs // the inputs' content hashes, once per run
+	reused bool     // the last fold's results were read back (fold)
 }
 
 func (r *runner) policies() []string {
@@ -259,6 +266,17 @@ func (r *runner) configJSON() map[string]any {
 		m["grid"] = g // only with a grid, so that other summaries keep their bytes
 	}
 	return m
+}
+
+// noticef writes a notice line to Notices (Log when nil).
+func (r *runner) noticef(format string, args ...any) {
+	w := r.cfg.Notices
+	if w == nil {
+		w = r.cfg.Log
+	}
+	if w != nil {
+		fmt.Fprintf(w, format+"\n", args...)
+	}
 }
 
 func (r *runner) logf(format string, args ...any) {
@@ -337,7 +355,7 @@ func (r *runner) settleMaxRel(ctx context.Context) error {
 // Out, so that a resumed run does not parse every file again just for it;
 // keep keeps the dataset it loads for the fold that needs it next.
 func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, error) {
-	cache := filepath.Join(r.cfg.Out, "maxlabel-"+key("maxlabel", fileID(path), r.readKey())+".txt")
+	cache := filepath.Join(r.cfg.Out, "maxlabel-"+key("maxlabel", r.ids.id(path), r.readKey())+".txt")
 	if b, err := os.ReadFile(cache); err == nil {
 		if g, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
 			return g, nil
@@ -355,16 +373,6 @@ func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, err
 		debug.FreeOSMemory()
 	}
 	return g, atomicfile.WriteFile(cache, []byte(strconv.Itoa(g)+"\n"))
-}
-
-// fileID identifies an input file's content for cache keys.
-func fileID(path string) string {
-	abs, _ := filepath.Abs(path)
-	st, err := os.Stat(path)
-	if err != nil {
-		return abs
-	}
-	return fmt.Sprintf("%s:%d:%d", abs, st.Size(), st.ModTime().UnixNano())
 }
 
 // candidatesKey is the cache-key part of CandidatesBy: none when it is "",
@@ -413,7 +421,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if err := os.MkdirAll(fr.dir, 0o755); err != nil {
 		return nil, err
 	}
-	fr.trainID, fr.valiID, fr.testID = fileID(f.Train), fileID(f.Vali), fileID(f.Test)
+	fr.trainID, fr.valiID, fr.testID = r.ids.id(f.Train), r.ids.id(f.Vali), r.ids.id(f.Test)
 	fr.readKey = r.readKey()
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, keyRandomSamples, c.Metrics}
@@ -431,7 +439,9 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	resultPath := filepath.Join(fr.dir, "result-"+resultKey+".json")
 	if b, err := os.ReadFile(resultPath); err == nil {
 		var res FoldResult
-		if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
+		if err := atomicfile.CheckJSON(b); err != nil {
+			r.noticef("fold %d: recomputing results: %s: %v", f.Number, resultPath, err)
+		} else if err := json.Unmarshal(b, &res); err == nil && res.Fold == f.Number {
 			r.logf("fold %d: results reused (%s)", f.Number, resultPath)
 			r.reused = true
 			return &res, nil
@@ -469,7 +479,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := atomicfile.WriteFile(resultPath, append(b, '\n')); err != nil {
+	if err := atomicfile.WriteFile(resultPath, atomicfile.SealJSON(append(b, '\n'))); err != nil {
 		return nil, err
 	}
 	return fr.res, nil
@@ -632,12 +642,14 @@ func foldLine(res *FoldResult, c Config) string {
 // targets, or reads them back from path when an earlier run made them.
 func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.Dataset, path string, m eval.Metric, n int64, seed uint64) (*data.Targets, error) {
 	if exists(path) {
-		tg, err := data.ReadTargets(path, ds)
-		if err == nil {
+		if err := atomicfile.CheckTextFile(path); err != nil {
+			r.noticef("fold %d: recomputing targets: %s: %v", f.Number, path, err)
+		} else if tg, err := data.ReadTargets(path, ds); err == nil {
 			r.logf("fold %d: targets reused (%s)", f.Number, path)
 			return tg, nil
+		} else {
+			r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 		}
-		r.logf("fold %d: ignoring unreadable %s: %v", f.Number, path, err)
 	}
 	start := time.Now()
 	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: true,
@@ -658,13 +670,26 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 	if err != nil {
 		return nil, err
 	}
-	if err := data.SaveTargets(path, tg, ds); err != nil {
+	if err := saveSealed(path, tg, ds); err != nil {
 		return nil, err
 	}
 	sec := time.Since(start).Seconds()
 	res.Seconds["impute "+filepath.Base(path)] = sec
 	r.logf("fold %d: imputed %d targets from %d %s impressions on %s in %.1fs", f.Number, tg.Len(), n, m.Name(), filepath.Base(ds.Source), sec)
 	return tg, nil
+}
+
+// saveSealed writes a targets file for reuse by a later run: as
+// data.SaveTargets writes it, with the seal line of atomicfile.Sealer
+// (a comment to the targets reader) at its end.
+func saveSealed(path string, tg *data.Targets, ds *data.Dataset) error {
+	return atomicfile.WriteWith(path, func(w io.Writer) error {
+		s := atomicfile.NewSealer(w)
+		if err := data.WriteTargets(s, tg, ds); err != nil {
+			return err
+		}
+		return s.Seal()
+	})
 }
 
 // trainStage trains a model with p unless path already holds one, and

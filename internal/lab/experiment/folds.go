@@ -83,9 +83,9 @@ var foldRoles = [...]struct {
 // The assembled file is the byte-for-byte concatenation of the
 // (gzip-decompressed) test files, a newline added after one that does not
 // end with a line end. It is written once, atomically, to
-// opt.Out/foldK/train-assembled-KEY.txt, KEY hashing the sources' paths,
-// sizes and modification times as the experiment's other cache keys do, so
-// a resumed run reuses it and changed sources give a new file. Test files
+// opt.Out/foldK/train-assembled-KEY.txt, KEY hashing the sources' paths
+// and contents as the experiment's other cache keys do, so a resumed run
+// reuses it and changed sources give a new file. Test files
 // grouped by a LightGBM query file (FILE.query) are refused. opt.Log gets
 // one line per assembled or reused file.
 func FindFolds(dir string, only []int, opt FoldOptions) ([]Fold, error) {
@@ -252,8 +252,9 @@ func assembleTrain(dir string, folders map[int]string, f Fold, opt FoldOptions) 
 		return "", fmt.Errorf("--folds: fold %d has no training file, and no output folder to assemble one in", f.Number)
 	}
 	parts := []any{"assembled-train"}
+	ids := inputIDs{}
 	for _, s := range srcs {
-		parts = append(parts, fileID(s))
+		parts = append(parts, ids.id(s))
 	}
 	path := filepath.Join(opt.Out, fmt.Sprintf("fold%d", f.Number), "train-assembled-"+key(parts...)+".txt")
 	what := fmt.Sprintf("%s test files", strings.Join(used, ","))

@@ -2,12 +2,9 @@ package experiment
 
 import (
 	"encoding/json"
-	"fmt"
 	"github.com/piopt/piopt/internal/provenance"
-	"os"
 	"path/filepath"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -104,11 +101,12 @@ func (r *runner) provenance() (provenance.Record, error) {
 				continue
 			}
 			seen[path] = true
-			in, fresh, err := r.hashInput(path)
+			_, fresh := r.ids[path]
+			in, err := r.ids.input(path)
 			if err != nil {
 				return p, err
 			}
-			if fresh {
+			if !fresh {
 				hashed++
 			}
 			p.Inputs = append(p.Inputs, in)
@@ -120,31 +118,19 @@ func (r *runner) provenance() (provenance.Record, error) {
 	return p, nil
 }
 
-// hashInput returns the SHA-256 of the file at path, hashed once per
-// content: it is cached in Out under the file's path, size and
-// modification time, as the stages' inputs are, so that a resumed run
-// does not read gigabytes again. fresh says it was hashed now.
-func (r *runner) hashInput(path string) (in provenance.Input, fresh bool, err error) {
-	cache := filepath.Join(r.cfg.Out, "sha256-"+key("sha256", fileID(path))+".txt")
-	if b, err := os.ReadFile(cache); err == nil {
-		if sum, size, ok := strings.Cut(strings.TrimSpace(string(b)), " "); ok && len(sum) == 64 {
-			if n, err := strconv.ParseInt(size, 10, 64); err == nil {
-				return provenance.Input{Path: path, SHA256: sum, Bytes: n}, false, nil
-			}
-		}
-	}
-	if in, err = provenance.HashFile(path); err != nil {
-		return in, false, err
-	}
-	return in, true, atomicfile.WriteFile(cache, fmt.Appendf(nil, "%s %d\n", in.SHA256, in.Bytes))
-}
-
 // Files written by WriteFiles in the output folder.
 const (
 	SummaryFile = "summary.json"
 	ReportFile  = "report.html"
 	RunFile     = "run.json"
 )
+
+// WrittenNames are the files Run writes in its output folder, as
+// filepath.Match patterns relative to it: the summary, report and run
+// record, the input hash and max-label caches, and every stage of a fold
+// (models, targets, results, assembled training files) under foldN/.
+// Inputs must not be among them.
+var WrittenNames = []string{SummaryFile, ReportFile, RunFile, "sha256-*.txt", "maxlabel-*.txt", "fold*/*"}
 
 // WriteFiles writes summary.json, report.html and, when the summary has
 // one, the run record run.json into dir, and returns the paths written.

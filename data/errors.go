@@ -42,14 +42,20 @@ type ParseError struct {
 	Field int    // 0 when the error concerns the whole line
 	Token string // the field's text, shortened when long
 	Err   error
+	// Unit names what Line counts when it is not a text line: "row" for
+	// a Parquet log, whose rows have no line numbers. Empty for lines.
+	Unit string
 }
 
 // Error renders the error as `train.txt:12: field 3 ("5:abc"): value not a
-// finite number`.
+// finite number`, or with a Unit as `log.parquet: row 17: field
+// policy.scores[3]: null` (the field named in Err).
 func (e *ParseError) Error() string {
 	switch {
 	case e.Line == 0:
 		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	case e.Unit != "":
+		return fmt.Sprintf("%s: %s %d: %v", e.File, e.Unit, e.Line, e.Err)
 	case e.Field == 0:
 		return fmt.Sprintf("%s:%d: %v", e.File, e.Line, e.Err)
 	}

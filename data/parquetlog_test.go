@@ -378,3 +378,37 @@ func FuzzReadParquetLog(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkReadParquetLog reads a log of 10^5 rows, each with its own
+// Plackett–Luce policy over m = 20 candidates (scores) and a slate of 3,
+// written by parquet-go with LogRow's tags (every column OPTIONAL, as
+// DuckDB writes them, snappy pages): rows/s is the reader's speed.
+func BenchmarkReadParquetLog(b *testing.B) {
+	const rows, m = 100_000, 20
+	path := filepath.Join(b.TempDir(), "bench.parquet")
+	in := make([]LogRow, rows)
+	for i := range in {
+		cands := make([]string, m)
+		scores := make([]float64, m)
+		for j := range cands {
+			cands[j] = fmt.Sprintf("doc%d", (i*7+j)%500)
+			scores[j] = float64((i*31+j*17)%1000) / 997
+		}
+		in[i] = LogRow{Context: fmt.Sprintf("q%d", i%3000), Slate: cands[3:6], Reward: fp(float64(i%5) / 4),
+			Policy: &RowPolicy{Spec: "pl:1", Candidates: cands, Scores: scores}}
+	}
+	writeParquet(b, path, in)
+	in = nil
+	b.ResetTimer()
+	for b.Loop() {
+		n := 0
+		err := ReadParquetLog(path, func(int64, *LogRow) error { n++; return nil })
+		if err != nil || n != rows {
+			b.Fatalf("%d rows, error %v", n, err)
+		}
+	}
+	b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+	if st, err := os.Stat(path); err == nil {
+		b.ReportMetric(float64(st.Size())/rows, "file-B/row")
+	}
+}

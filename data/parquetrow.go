@@ -128,19 +128,15 @@ func (rd *pqReader) init() {
 			}
 		}
 	}
+	for i, l := range rd.leaves {
+		l.cur = i
+	}
 	rd.cursors = make([]pqCursor, len(rd.leaves))
 	rd.ids.m = make(map[string]string)
 }
 
 // cursor returns the cursor of leaf l.
-func (rd *pqReader) cursor(l *pqLeaf) *pqCursor {
-	for i, x := range rd.leaves {
-		if x == l {
-			return &rd.cursors[i]
-		}
-	}
-	panic("parquet log: leaf without a cursor")
-}
+func (rd *pqReader) cursor(l *pqLeaf) *pqCursor { return &rd.cursors[l.cur] }
 
 // rowGroup reads the rows of one row group.
 func (rd *pqReader) rowGroup(rg parquet.RowGroup) error {

@@ -51,13 +51,16 @@ const (
 // list, the outer element (for lists of lists, the inner list), an entry of
 // the inner list and its element.
 type pqLeaf struct {
-	col                                             int    // index of the leaf column (its column chunk in a row group)
-	field                                           string // the field's name in errors: "slate", "policy.scores"
-	shape                                           pqShape
-	num                                             pqNum
-	scale                                           int32 // a DECIMAL's scale
+	col   int    // index of the leaf column (its column chunk in a row group)
+	cur   int    // index of its cursor in pqReader.cursors
+	field string // the field's name in errors: "slate", "policy.scores"
+	shape pqShape
+	num   pqNum
+	scale int32 // a DECIMAL's scale
+
 	dStruct, dField, dEntry, dElem, dEntry2, dElem2 int
-	rep1, rep2                                      int // repetition levels of the outer and inner list entries
+	// rep1 and rep2 are the repetition levels of outer and inner entries.
+	rep1, rep2 int
 }
 
 // pqPlan is the plan of a whole file: the three required columns and the

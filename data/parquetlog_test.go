@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -267,6 +268,35 @@ func TestReadParquetLogFn(t *testing.T) {
 	}()
 	_ = ReadParquetLog(path, func(int64, *LogRow) error { panic("fn") })
 	t.Fatal("fn's panic was swallowed")
+}
+
+// TestReadParquetLogListNames reads DuckDB's file with its lists'
+// `element` renamed (pyarrow's older writers say `item`): the names of a
+// LIST's inner nodes are not checked, its layout is.
+func TestReadParquetLogListNames(t *testing.T) {
+	src := filepath.Join("testdata", "rowlog", "good.parquet")
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	renamed := bytes.ReplaceAll(b, []byte("element"), []byte("item_el"))
+	if bytes.Equal(renamed, b) {
+		t.Fatal("no element node in good.parquet")
+	}
+	path := filepath.Join(t.TempDir(), "item.parquet")
+	if err := os.WriteFile(path, renamed, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want, err := readAllParquet(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := readAllParquet(path)
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("renamed: error %v
+got  %s
+want %s", err, showRows(got), showRows(want))
+	}
 }
 
 // pqRequiredRow is the row as a writer with non-null columns lays it out

@@ -293,9 +293,7 @@ func TestReadParquetLogListNames(t *testing.T) {
 	}
 	got, err := readAllParquet(path)
 	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed: error %v
-got  %s
-want %s", err, showRows(got), showRows(want))
+		t.Fatalf("renamed: error %v\ngot  %s\nwant %s", err, showRows(got), showRows(want))
 	}
 }
 

@@ -153,6 +153,7 @@ func TestReadParquetLogBad(t *testing.T) {
 		{"null_score.parquet", 1, ErrParquetLog, "row 2: field policy.scores[3]: null"},
 		{"null_slates_entry.parquet", 0, ErrParquetLog, "row 1: field policy.slates[1]: null"},
 		{"null_context.parquet", 0, ErrParquetLog, "row 1: field context: null"},
+		{"null_spec.parquet", 0, ErrParquetLog, "row 1: field target.spec: null"},
 		{"nan_reward.parquet", 0, ErrValue, "row 1: field reward: NaN is not a finite number"},
 		{"bad_id.parquet", 0, ErrDocID, `row 1: field slate[1]: "d\t2": document id contains a space, tab or line end`},
 		{"missing_slate.parquet", 0, ErrParquetLog, "column slate missing (a log needs context, slate and reward)"},

@@ -90,6 +90,10 @@ SELECT 'q1' AS context, ['d1'] AS slate, 1.0::DOUBLE AS reward,
 await copy('bad_id.parquet', `
 SELECT 'q1' AS context, ['d1', 'd' || chr(9) || '2'] AS slate, 1.0::DOUBLE AS reward`);
 await copy('null_context.parquet', `SELECT NULL::VARCHAR AS context, ['d1'] AS slate, 1.0::DOUBLE AS reward`);
+await copy('null_spec.parquet', `
+SELECT 'q1' AS context, ['d1'] AS slate, 1.0::DOUBLE AS reward,
+  NULL::${POL} AS policy,
+  {'spec':NULL,'candidates':['d1'],'scores':NULL,'slates':NULL,'probs':NULL}::${POL} AS target`);
 await copy('null_slates_entry.parquet', `
 SELECT 'q1' AS context, ['d1'] AS slate, 1.0::DOUBLE AS reward,
   {'spec':'slates','candidates':NULL,'scores':NULL,'slates':[['d1'],NULL],'probs':[0.5,0.5]}::${POL} AS policy`);

@@ -19,7 +19,7 @@ import (
 // (testdata/rowlog/duckdb.mjs), an independent writer, as a warehouse
 // exports a table.
 
-func fp(x float64) *float64 { return &x }
+func pqF(x float64) *float64 { return &x }
 
 // readAllParquet reads every row of path, copying each (the reader
 // reuses its LogRow).
@@ -29,21 +29,21 @@ func readAllParquet(path string) ([]LogRow, error) {
 		if row != int64(len(rows)+1) {
 			return fmt.Errorf("row %d after %d rows", row, len(rows))
 		}
-		rows = append(rows, copyLogRow(r))
+		rows = append(rows, pqCopyRow(r))
 		return nil
 	})
 	return rows, err
 }
 
-func copyLogRow(r *LogRow) LogRow {
-	c := LogRow{Context: r.Context, Slate: slices.Clone(r.Slate), Policy: copyRowPolicy(r.Policy), Target: copyRowPolicy(r.Target)}
+func pqCopyRow(r *LogRow) LogRow {
+	c := LogRow{Context: r.Context, Slate: slices.Clone(r.Slate), Policy: pqCopyPolicy(r.Policy), Target: pqCopyPolicy(r.Target)}
 	if r.Reward != nil {
-		c.Reward = fp(*r.Reward)
+		c.Reward = pqF(*r.Reward)
 	}
 	return c
 }
 
-func copyRowPolicy(p *RowPolicy) *RowPolicy {
+func pqCopyPolicy(p *RowPolicy) *RowPolicy {
 	if p == nil {
 		return nil
 	}
@@ -68,27 +68,27 @@ func TestReadParquetLogDuckDB(t *testing.T) {
 		want []LogRow
 	}{
 		{"good.parquet", []LogRow{
-			{Context: "q17", Slate: []string{"d3", "d1", "d9"}, Reward: fp(0.42),
+			{Context: "q17", Slate: []string{"d3", "d1", "d9"}, Reward: pqF(0.42),
 				Policy: &RowPolicy{Spec: "pl:1", Candidates: cands, Scores: []float64{0.2, 1.3, -0.4, 0}}},
-			{Context: "q17@b", Slate: []string{"d4", "d1"}, Reward: fp(0),
+			{Context: "q17@b", Slate: []string{"d4", "d1"}, Reward: pqF(0),
 				Policy: &RowPolicy{Spec: "uniform", Candidates: cands},
 				Target: &RowPolicy{Spec: "rank", Candidates: []string{"d4", "d3", "d1", "d9"}}},
-			{Context: "q18", Slate: []string{"é1", "d2"}, Reward: fp(1),
+			{Context: "q18", Slate: []string{"é1", "d2"}, Reward: pqF(1),
 				Policy: &RowPolicy{Spec: "eps:0.2,pa:1", Candidates: []string{"d2", "é1", "d5"}},
 				Target: &RowPolicy{Spec: "pl:0.5", Candidates: []string{"d2", "é1", "d5"}, Scores: []float64{1e-300, -2.5, 3}}},
-			{Context: "q19", Slate: []string{"a:b", "c=d"}, Reward: fp(-0.25),
+			{Context: "q19", Slate: []string{"a:b", "c=d"}, Reward: pqF(-0.25),
 				Policy: &RowPolicy{Spec: "slates", Slates: [][]string{{"a:b", "c=d"}, {"c=d", "a:b"}, {}}, Probs: []float64{0.75, 0.25, 0}}},
-			{Context: "q20", Slate: []string{}, Reward: fp(3.5)},
-			{Context: "q21", Slate: []string{"x"}, Reward: fp(2),
+			{Context: "q20", Slate: []string{}, Reward: pqF(3.5)},
+			{Context: "q21", Slate: []string{"x"}, Reward: pqF(2),
 				Policy: &RowPolicy{Spec: "pl:2", Candidates: []string{}, Scores: []float64{}, Slates: [][]string{}, Probs: []float64{}}},
 		}},
 		{"bare.parquet", []LogRow{
-			{Context: "q1", Slate: []string{"d1", "d2"}, Reward: fp(0.42)},
-			{Context: "q2", Slate: []string{"d2"}, Reward: fp(1.5)},
+			{Context: "q1", Slate: []string{"d1", "d2"}, Reward: pqF(0.42)},
+			{Context: "q2", Slate: []string{"d2"}, Reward: pqF(1.5)},
 		}},
 		{"intreward.parquet", []LogRow{
-			{Context: "q1", Slate: []string{"d1"}, Reward: fp(1)},
-			{Context: "q2", Slate: []string{"d2"}, Reward: fp(-3)},
+			{Context: "q1", Slate: []string{"d1"}, Reward: pqF(1)},
+			{Context: "q2", Slate: []string{"d2"}, Reward: pqF(-3)},
 		}},
 	}
 	for _, tc := range tests {
@@ -97,12 +97,12 @@ func TestReadParquetLogDuckDB(t *testing.T) {
 			t.Fatalf("%s: %v", tc.file, err)
 		}
 		if !reflect.DeepEqual(got, tc.want) {
-			t.Errorf("%s:\ngot  %s\nwant %s", tc.file, showRows(got), showRows(tc.want))
+			t.Errorf("%s:\ngot  %s\nwant %s", tc.file, pqShowRows(got), pqShowRows(tc.want))
 		}
 	}
 }
 
-func showRows(rows []LogRow) string {
+func pqShowRows(rows []LogRow) string {
 	var b strings.Builder
 	for _, r := range rows {
 		fmt.Fprintf(&b, "\n  %q %#v %v", r.Context, r.Slate, *r.Reward)
@@ -127,13 +127,13 @@ func TestReadParquetLogRowGroups(t *testing.T) {
 	for k, r := range got {
 		i := k + 1
 		want := LogRow{Context: fmt.Sprintf("q%d", i%7), Slate: []string{fmt.Sprintf("d%d", i%5), fmt.Sprintf("d%d", (i+1)%5)},
-			Reward: fp(float64(i%16) / 8)}
+			Reward: pqF(float64(i%16) / 8)}
 		if i%3 != 0 {
 			s := float64(i%4) / 4
 			want.Policy = &RowPolicy{Spec: "pl:1", Candidates: []string{"d0", "d1", "d2", "d3", "d4"}, Scores: []float64{s, s + 1, s + 2, s + 3, s + 4}}
 		}
 		if !reflect.DeepEqual(r, want) {
-			t.Fatalf("row %d:%s\nwant%s", i, showRows([]LogRow{r}), showRows([]LogRow{want}))
+			t.Fatalf("row %d:%s\nwant%s", i, pqShowRows([]LogRow{r}), pqShowRows([]LogRow{want}))
 		}
 	}
 }
@@ -294,7 +294,7 @@ func TestReadParquetLogListNames(t *testing.T) {
 	}
 	got, err := readAllParquet(path)
 	if err != nil || !reflect.DeepEqual(got, want) {
-		t.Fatalf("renamed: error %v\ngot  %s\nwant %s", err, showRows(got), showRows(want))
+		t.Fatalf("renamed: error %v\ngot  %s\nwant %s", err, pqShowRows(got), pqShowRows(want))
 	}
 }
 
@@ -324,21 +324,21 @@ func TestReadParquetLogRequired(t *testing.T) {
 		{Policy: &pqRequiredPolicy{Spec: "pl:1", Candidates: []string{"a", "b"}, Scores: []int32{-2, 7}}, Reward: 0.5, Extra: 9, Slate: []string{"b"}, Context: "c1"},
 		{Reward: 0.1, Slate: []string{"a", "b"}, Context: "c2"},
 	}
-	writeParquet(t, path, in)
+	pqWrite(t, path, in)
 	got, err := readAllParquet(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := []LogRow{
-		{Context: "c1", Slate: []string{"b"}, Reward: fp(0.5), Policy: &RowPolicy{Spec: "pl:1", Candidates: []string{"a", "b"}, Scores: []float64{-2, 7}, Probs: []float64{}}},
-		{Context: "c2", Slate: []string{"a", "b"}, Reward: fp(float64(float32(0.1)))},
+		{Context: "c1", Slate: []string{"b"}, Reward: pqF(0.5), Policy: &RowPolicy{Spec: "pl:1", Candidates: []string{"a", "b"}, Scores: []float64{-2, 7}, Probs: []float64{}}},
+		{Context: "c2", Slate: []string{"a", "b"}, Reward: pqF(float64(float32(0.1)))},
 	}
 	if !reflect.DeepEqual(got, want) {
-		t.Errorf("got  %s\nwant %s", showRows(got), showRows(want))
+		t.Errorf("got  %s\nwant %s", pqShowRows(got), pqShowRows(want))
 	}
 }
 
-func writeParquet[T any](t testing.TB, path string, rows []T) {
+func pqWrite[T any](t testing.TB, path string, rows []T) {
 	t.Helper()
 	f, err := os.Create(path)
 	if err != nil {
@@ -361,18 +361,18 @@ func writeParquet[T any](t testing.TB, path string, rows []T) {
 func TestLogRowParquetTags(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "tags.parquet")
 	in := []LogRow{
-		{Context: "q1", Slate: []string{"d2", "d1"}, Reward: fp(0.25),
+		{Context: "q1", Slate: []string{"d2", "d1"}, Reward: pqF(0.25),
 			Policy: &RowPolicy{Spec: "pl:0.5", Candidates: []string{"d1", "d2", "d3"}, Scores: []float64{1, math.SmallestNonzeroFloat64, -1}},
 			Target: &RowPolicy{Spec: "slates", Slates: [][]string{{"d1", "d2"}, {"d3"}}, Probs: []float64{0.5, 0.5}}},
-		{Context: "q2", Slate: []string{"x"}, Reward: fp(-1)},
+		{Context: "q2", Slate: []string{"x"}, Reward: pqF(-1)},
 	}
-	writeParquet(t, path, in)
+	pqWrite(t, path, in)
 	got, err := readAllParquet(path)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !reflect.DeepEqual(got, in) {
-		t.Errorf("got  %s\nwant %s", showRows(got), showRows(in))
+		t.Errorf("got  %s\nwant %s", pqShowRows(got), pqShowRows(in))
 	}
 }
 
@@ -423,10 +423,10 @@ func BenchmarkReadParquetLog(b *testing.B) {
 			cands[j] = fmt.Sprintf("doc%d", (i*7+j)%500)
 			scores[j] = float64((i*31+j*17)%1000) / 997
 		}
-		in[i] = LogRow{Context: fmt.Sprintf("q%d", i%3000), Slate: cands[3:6], Reward: fp(float64(i%5) / 4),
+		in[i] = LogRow{Context: fmt.Sprintf("q%d", i%3000), Slate: cands[3:6], Reward: pqF(float64(i%5) / 4),
 			Policy: &RowPolicy{Spec: "pl:1", Candidates: cands, Scores: scores}}
 	}
-	writeParquet(b, path, in)
+	pqWrite(b, path, in)
 	in = nil
 	b.ResetTimer()
 	for b.Loop() {

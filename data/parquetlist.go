@@ -74,7 +74,7 @@ func (rd *pqReader) strings(l *pqLeaf, dst *[]string, required bool) (bool, erro
 	}
 	for i := 0; v != nil; i++ {
 		if i > 0 && (v.RepetitionLevel() != l.rep1 || v.DefinitionLevel() < l.dEntry) {
-			return true, rd.corruptField(l, errLevels)
+			return true, rd.corruptField(l, errPQLevels)
 		}
 		if v.DefinitionLevel() < l.dElem {
 			return true, rd.rowErr(ErrParquetLog, pqIndex(l.field, i, -1), "null")
@@ -105,7 +105,7 @@ func (rd *pqReader) numbers(l *pqLeaf, dst *[]float64) (bool, error) {
 	}
 	for i := 0; v != nil; i++ {
 		if i > 0 && (v.RepetitionLevel() != l.rep1 || v.DefinitionLevel() < l.dEntry) {
-			return true, rd.corruptField(l, errLevels)
+			return true, rd.corruptField(l, errPQLevels)
 		}
 		if v.DefinitionLevel() < l.dElem {
 			return true, rd.rowErr(ErrParquetLog, pqIndex(l.field, i, -1), "null")
@@ -141,7 +141,7 @@ func (rd *pqReader) slates(l *pqLeaf, dst *[][]string) (bool, error) {
 		switch r := v.RepetitionLevel(); {
 		case i < 0 || r == l.rep1: // a new slate
 			if i >= 0 && v.DefinitionLevel() < l.dEntry {
-				return true, rd.corruptField(l, errLevels)
+				return true, rd.corruptField(l, errPQLevels)
 			}
 			i, j = i+1, 0
 			if v.DefinitionLevel() < l.dElem {
@@ -155,7 +155,7 @@ func (rd *pqReader) slates(l *pqLeaf, dst *[][]string) (bool, error) {
 			}
 		case r == l.rep2 && j > 0 && v.DefinitionLevel() >= l.dEntry2: // the slate's next document
 		default:
-			return true, rd.corruptField(l, errLevels)
+			return true, rd.corruptField(l, errPQLevels)
 		}
 		if d := v.DefinitionLevel(); d >= l.dEntry2 {
 			if d < l.dElem2 {

@@ -455,5 +455,5 @@ func (t *pqInterner) get(b []byte) string {
 	return s
 }
 
-// errLevels: a value's levels do not fit the schema's, or the values before.
-var errLevels = errors.New("levels out of place (corrupt file?)")
+// errPQLevels: a value's levels do not fit the schema's, or the values before.
+var errPQLevels = errors.New("levels out of place (corrupt file?)")

@@ -65,7 +65,9 @@ func (rd *pqReader) listNext(l *pqLeaf) (*parquet.Value, error) {
 func (rd *pqReader) strings(l *pqLeaf, dst *[]string, required bool) (bool, error) {
 	v, present, null, err := rd.listHead(l, required)
 	if err != nil || !present || null {
-		*dst = nil
+		if null {
+			*dst = nil // a null list is nil; a null struct's are not read
+		}
 		return present, err
 	}
 	out := (*dst)[:0]
@@ -96,7 +98,9 @@ func (rd *pqReader) strings(l *pqLeaf, dst *[]string, required bool) (bool, erro
 func (rd *pqReader) numbers(l *pqLeaf, dst *[]float64) (bool, error) {
 	v, present, null, err := rd.listHead(l, false)
 	if err != nil || !present || null {
-		*dst = nil
+		if null {
+			*dst = nil // a null list is nil; a null struct's are not read
+		}
 		return present, err
 	}
 	out := (*dst)[:0]
@@ -129,7 +133,9 @@ func (rd *pqReader) numbers(l *pqLeaf, dst *[]float64) (bool, error) {
 func (rd *pqReader) slates(l *pqLeaf, dst *[][]string) (bool, error) {
 	v, present, null, err := rd.listHead(l, false)
 	if err != nil || !present || null {
-		*dst = nil
+		if null {
+			*dst = nil // a null list is nil; a null struct's are not read
+		}
 		return present, err
 	}
 	out := (*dst)[:0]

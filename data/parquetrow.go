@@ -223,7 +223,7 @@ func (rd *pqReader) policy(sp *pqStructPlan, pol *RowPolicy) (*RowPolicy, error)
 			return nil, err
 		}
 		if here != present {
-			return nil, rd.rowErr(ErrParquetLog, l.field, "the struct is null in one of its columns but not in the other (corrupt file?)")
+			return nil, rd.rowErr(ErrParquetLog, l.field, "the struct is null here but not in its spec column, or the reverse (corrupt file?)")
 		}
 	}
 	if !present {

@@ -52,6 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseHeader$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPolicy$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzReadJSONLog$$' -fuzztime $(FUZZTIME) ./data
+	$(GO) test -run '^$$' -fuzz '^FuzzReadParquetLog$$' -fuzztime $(FUZZTIME) ./data
 	$(GO) test -run '^$$' -fuzz '^FuzzParseModel$$' -fuzztime $(FUZZTIME) ./ranker
 	$(GO) test -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) ./data/xgbmodel
 	$(GO) test -run '^$$' -fuzz '^FuzzReadPartial$$' -fuzztime $(FUZZTIME) ./internal/pipeline

@@ -10,7 +10,11 @@
 //   - slate logs (LogReader, LogWriter): one `qid<TAB>d1,d2,...<TAB>reward`
 //     impression per line after a `# piopt-log` header;
 //   - PI-OPT's targets files (Targets): one row per logged query, candidate
-//     document and slot, with the target φ̂ and its weight.
+//     document and slot, with the target φ̂ and its weight;
+//   - logs with a policy in every row (LogRow): Parquet logs
+//     (ReadParquetLog), read with github.com/parquet-go/parquet-go — pure
+//     Go, maintained, reads nested LIST and struct columns, streamed a
+//     page per column (parquetlog.go says why this library).
 //
 // In memory a document is its 0-based position inside its query's block; in
 // files it is named by that position or, for a Dataset read with DocComment

@@ -3,6 +3,7 @@ package data
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Kinds of bad input, for errors.Is. The error a reader returns is a
@@ -42,17 +43,31 @@ type ParseError struct {
 	Field int    // 0 when the error concerns the whole line
 	Token string // the field's text, shortened when long
 	// Name, when not "", names the field instead of Field and Token: a
-	// JSON-lines log's `policy.scores[3]`.
+	// row log's `policy.scores[3]`.
 	Name string
 	Err  error
+	// Unit names what Line counts when it is not a text line: "row" for
+	// a Parquet log, whose rows have no line numbers. Empty for lines.
+	Unit string
 }
 
 // Error renders the error as `train.txt:12: field 3 ("5:abc"): value not a
-// finite number`.
+// finite number`, or with a Unit as `log.parquet: row 17: field
+// policy.scores[3]: null` (the field named in Err).
 func (e *ParseError) Error() string {
+	unit := e.Unit
+	if unit == "" && e.Line > 0 && strings.HasSuffix(e.File, ".parquet") {
+		// The row readers' checks shared by both formats (CheckLogRow, the
+		// row log's passes) number a Parquet log's rows as lines.
+		unit = "row"
+	}
 	switch {
 	case e.Line == 0:
 		return fmt.Sprintf("%s: %v", e.File, e.Err)
+	case unit != "" && e.Name != "":
+		return fmt.Sprintf("%s: %s %d: field %s: %v", e.File, unit, e.Line, e.Name, e.Err)
+	case unit != "":
+		return fmt.Sprintf("%s: %s %d: %v", e.File, unit, e.Line, e.Err)
 	case e.Name != "":
 		return fmt.Sprintf("%s:%d: field %s: %v", e.File, e.Line, e.Name, e.Err)
 	case e.Field == 0:

@@ -89,7 +89,12 @@ func rowParseError(file string, line int64, err error) error {
 func EachLogRow(path string, fn func(n int64, r *LogRow) error) error {
 	switch {
 	case strings.HasSuffix(path, ".parquet"):
-		return ReadParquetLog(path, fn)
+		return ReadParquetLog(path, func(n int64, r *LogRow) error {
+			if err := CheckLogRow(path, n, r); err != nil {
+				return err
+			}
+			return fn(n, r)
+		})
 	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".jsonl.gz"):
 		return ReadJSONLog(path, fn)
 	}

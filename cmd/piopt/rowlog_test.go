@@ -32,7 +32,8 @@ func withoutFileNames(t *testing.T, path string) []byte {
 }
 
 // A JSON-lines log with a policy in every row (testdata/targets/log.jsonl,
-// the twin of log.txt and policy.txt written by targets.py) gives, for
+// the twin of log.txt and policy.txt written by targets.py) and its Parquet
+// twin as DuckDB writes it (log.parquet, by duckdb.mjs) give, for
 // targets by policy file, scores and run, with and without --data, the
 // same JSON as the TSV log to the last bit, the setup's file names aside,
 // and so numpy's values.
@@ -45,17 +46,20 @@ func TestRowLogTwinOfTSV(t *testing.T) {
 	withData := []string{"--data", filepath.Join(targetsDir, "data.txt"), "--doc-ids", "comment", "--no-cache"}
 	for name, flags := range targets {
 		for _, data := range [][]string{nil, withData} {
-			var outs [2]string
-			for i, log := range []string{"log.txt", "log.jsonl"} {
+			logs := []string{"log.txt", "log.jsonl", "log.parquet"}
+			var outs [3]string
+			for i, log := range logs {
 				outs[i] = filepath.Join(t.TempDir(), "est.json")
 				args := append([]string{"evaluate", "--logs", filepath.Join(targetsDir, log), "--estimators", "pi,wpi,ips,wips", "--json", outs[i]}, flags...)
 				if _, err := runCapture(t, append(args, data...)...); err != nil {
 					t.Fatalf("%s %s (data %v): %v", log, name, data != nil, err)
 				}
 			}
-			tsv, jsonl := withoutFileNames(t, outs[0]), withoutFileNames(t, outs[1])
-			if !bytes.Equal(tsv, jsonl) {
-				t.Errorf("%s target, data %v: JSON of log.jsonl differs from log.txt's:\n%s\n%s", name, data != nil, jsonl, tsv)
+			tsv := withoutFileNames(t, outs[0])
+			for i := 1; i < len(logs); i++ {
+				if rows := withoutFileNames(t, outs[i]); !bytes.Equal(tsv, rows) {
+					t.Errorf("%s target, data %v: JSON of %s differs from log.txt's:\n%s\n%s", name, data != nil, logs[i], rows, tsv)
+				}
 			}
 			if !bytes.Contains(tsv, []byte(`"pi"`)) {
 				t.Fatalf("no pi estimate in %s", tsv)
@@ -82,6 +86,13 @@ func TestRowLogRowTargets(t *testing.T) {
 	}
 	if x, y := withoutFileNames(t, a), withoutFileNames(t, b); !bytes.Equal(x, y) {
 		t.Errorf("row targets differ from the target policy file:\n%s\n%s", x, y)
+	}
+	// The Parquet twin (duckdb.mjs) carries the same targets.
+	if _, err := runCapture(t, "evaluate", "--logs", filepath.Join(targetsDir, "tlog.parquet"), "--estimators", "pi,wpi,ips,wips", "--json", a); err != nil {
+		t.Fatal(err)
+	}
+	if x, y := withoutFileNames(t, a), withoutFileNames(t, b); !bytes.Equal(x, y) {
+		t.Errorf("tlog.parquet's row targets differ from the target policy file:\n%s\n%s", x, y)
 	}
 	if _, err := runCapture(t, "evaluate", "--logs", filepath.Join(targetsDir, "log.jsonl")); err == nil || !strings.Contains(err.Error(), "no row of the log carries a target") {
 		t.Errorf("no target: %v", err)

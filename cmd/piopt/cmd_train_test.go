@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -69,8 +70,15 @@ func runTrainCLI(t *testing.T, args ...string) error {
 	t.Helper()
 	// One thread unless a test says otherwise: XGBoost's OpenMP threads
 	// spin at barriers and crawl when go test keeps the other cores busy.
-	base := []string{"train", "--no-cache", "--max-label", "2", "--trees", "20", "--leaves", "8", "--threads", "1"}
-	return runPiopt(t, append(base, args...)...)
+	// A flag is given once (a repeated flag is refused): the defaults below
+	// yield to the test's own.
+	cmd := []string{"train"}
+	for _, d := range [][]string{{"--no-cache"}, {"--max-label", "2"}, {"--trees", "20"}, {"--leaves", "8"}, {"--threads", "1"}} {
+		if !slices.Contains(args, d[0]) {
+			cmd = append(cmd, d...)
+		}
+	}
+	return runPiopt(t, append(cmd, args...)...)
 }
 
 func TestTrainCommand(t *testing.T) {

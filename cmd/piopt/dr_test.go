@@ -71,7 +71,7 @@ func TestEvaluateDR(t *testing.T) {
 	}
 
 	run("impute", "--logs", at("log.txt"), "--out", at("t.targets"))
-	run("train", "--targets", at("t.targets"), "--trees", "5", "--no-cache", "--out", at("m.model"))
+	run("train", "--targets", at("t.targets"), "--trees", "5", "--out", at("m.model"))
 	m := decode(evaluate("c.json", "--estimators", "dr", "--baseline", "model:"+at("m.model"))["dr"])
 	if m.Baseline.Kind != "model:"+at("m.model") || m.Baseline.Folds != 0 || math.IsNaN(m.Value) {
 		t.Errorf("dr with a model baseline: %+v", m)

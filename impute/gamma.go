@@ -128,7 +128,7 @@ func gammaMoments(d *Dist, opt GammaOptions) (*moments, error) {
 			wm = slateMoments(d)
 		case d.lg.base == basePL:
 			var err error
-			if wm, err = plackettLuceMoments(sizes, d.w, d.l, opt.pl); err != nil {
+			if wm, err = tieredPLMoments(sizes, d.w, d.tier, d.l, opt.pl); err != nil {
 				return nil, err
 			}
 		default:

@@ -94,3 +94,85 @@ func indicator(s []int32, m int) []float64 {
 	}
 	return q
 }
+
+// TestPLTiersSpectrum: scores 142/τ … 680/τ apart within the first tier
+// (weights 1, 5e-124, 2e-280 … 5e-296) put entries near 1e-124 … 1e-296
+// beside entries of order 1 in Γ. gonum's eigensolver returned eigenvalues
+// of 5e122 on them (issue 29: "impossible Γ eigenvalues"); decompose now
+// drops entries below eigenFlush of the largest. Γ's eigenvalues lie in
+// [0, ℓ] (Γ is PSD with trace ℓ), its structural rank is the first tier's, and PI is unbiased for a
+// target on the logged tier.
+func TestPLTiersSpectrum(t *testing.T) {
+	lg, err := ParseLogging("pl:0.5")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scores := []float64{584, 442, 262, 251, 247, 244, 197, 188}
+	const m, l = 8, 3
+	d, err := lg.ScoredDist(scores, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.tier) != 2 || d.tier[1] != 6 {
+		t.Fatalf("tiers %v, want [0 6]", d.tier)
+	}
+	g, err := NewGamma(d, GammaOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := g.Spectrum()
+	if !(sp.Max <= l+1e-12) || !(sp.Max >= 1) || !(sp.MinKept > 0) {
+		t.Errorf("spectrum %+v: eigenvalues outside (0, ℓ]", sp)
+	}
+	// The second tier is never shown at ℓ = 3 < 6; every slate of the
+	// first has positive probability (some underflow in floats).
+	if got, want := g.StructuralRank(), structuralRank(6, 3); got != want {
+		t.Errorf("structural rank %d, want %d", got, want)
+	}
+	target := []int32{0, 1, 2}
+	pi := 0.0
+	d.EachSlate(func(s []int32, p float64) {
+		if p > 0 {
+			pi += p * g.SlateForm(target, s)
+		}
+	})
+	// E[1_πᵀ Γ† 1_s] = 1_πᵀ Γ†Γ 1_π = 1 when 1_π is in Γ's range.
+	if math.Abs(pi-1) > 1e-9 {
+		t.Errorf("E[PI] of the logged tier's top slate %.12g, want 1", pi)
+	}
+}
+
+// tieredRank against the rank of the support's indicators, by
+// enumeration, on tiers of several shapes (a tier filling every slot
+// left, one cut short, unreached ones).
+func TestTieredRank(t *testing.T) {
+	lg, err := ParseLogging("pl:1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		scores []float64
+		l      int
+	}{
+		{[]float64{0, -3, -1000, -1001, -1500, -2000}, 3},
+		{[]float64{0, -3, -1000, -1001, -1500, -2000}, 4},
+		{[]float64{0, -3, -1000, -1001, -1500, -2000}, 6},
+		{[]float64{0, -1000, -1001, -1002, -2000, -2001}, 4},
+		{[]float64{0, -1, -2, -1000, -1001}, 2},
+	} {
+		d, err := lg.ScoredDist(tc.scores, tc.l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ind [][]float64
+		d.EachSlate(func(s []int32, p float64) {
+			if p > 0 {
+				ind = append(ind, Indicator(nil, d.m, s))
+			}
+		})
+		want := len(orthonormalize(ind))
+		if got := tieredRank(d.classSizes(), d.tier, tc.l); got != want {
+			t.Errorf("%v ℓ=%d (tiers %v): rank %d, want %d", tc.scores, tc.l, d.tier, got, want)
+		}
+	}
+}

@@ -36,23 +36,45 @@ func (lg Logging) ScoredDist(scores []float64, l int) (*Dist, error) {
 	d.start = d.start[:0]
 	d.w = d.w[:0]
 	d.cls = make([]int32, len(scores))
-	tau := lg.alpha
+	d.plClasses(scores, lg.alpha)
+	d.weighted = len(d.w) > 1 && lg.eps < 1
+	if !d.weighted {
+		// Every score equal: the uniform policy, one class.
+		d.start, d.w, d.cls, d.tier = []int{0, len(scores)}, []float64{1}, nil, nil
+	}
+	return d, nil
+}
+
+// plClasses sets the weight classes (runs of equal scores) of a
+// Plackett–Luce distribution over scores in non-increasing order, with
+// weights exp((s − s_top)/τ) computed in log space relative to the best
+// score of their tier, so that no weight overflows (the policy is
+// invariant under a common shift of the scores).
+//
+// A tier starts at the best score and ends before the first class whose
+// weight relative to the tier's best underflows to 0: a slot draws from a
+// later tier only when every earlier tier is exhausted (the chance of
+// anything else is below 1e-300). d.tier lists the first class of every
+// tier when there are several; the weights of a later tier are relative
+// to its own best score. A later tier that no slot reaches is never shown.
+func (d *Dist) plClasses(scores []float64, tau float64) {
+	top := scores[0]
 	for a, s := range scores {
 		if a == 0 || s != scores[a-1] {
 			d.start = append(d.start, a)
-			// Relative to the best score, so that no weight overflows;
-			// the policy is invariant under a common shift of the scores.
-			d.w = append(d.w, math.Exp((s-scores[0])/tau))
+			w := math.Exp((s - top) / tau)
+			if w == 0 {
+				if d.tier == nil {
+					d.tier = []int{0}
+				}
+				d.tier = append(d.tier, len(d.w))
+				top, w = s, 1
+			}
+			d.w = append(d.w, w)
 		}
 		d.cls[a] = int32(len(d.w) - 1)
 	}
 	d.start = append(d.start, len(scores))
-	d.weighted = len(d.w) > 1 && lg.eps < 1
-	if !d.weighted {
-		// Every score equal: the uniform policy, one class.
-		d.start, d.w, d.cls = []int{0, len(scores)}, []float64{1}, nil
-	}
-	return d, nil
 }
 
 // Scores returns the candidates' scores of a Plackett–Luce distribution
@@ -189,6 +211,12 @@ func (d *Dist) key() string {
 	for c, w := range d.w {
 		b = binary.LittleEndian.AppendUint32(b, uint32(d.start[c+1]-d.start[c]))
 		b = binary.LittleEndian.AppendUint64(b, math.Float64bits(w))
+	}
+	if d.tier != nil {
+		b = append(b, 't')
+		for _, c := range d.tier {
+			b = binary.LittleEndian.AppendUint32(b, uint32(c))
+		}
 	}
 	return string(b)
 }

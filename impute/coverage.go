@@ -88,6 +88,9 @@ func (g *Gamma) Coverage(qpi []float64) Coverage {
 
 // StructuralRank returns Γ's rank in exact arithmetic (see Coverage).
 func (g *Gamma) StructuralRank() int {
+	if g.d.tier != nil && g.d.lg.eps == 0 {
+		return tieredRank(g.size, g.d.tier, g.l)
+	}
 	if g.d.FullSupport() {
 		return structuralRank(g.m, g.l)
 	}
@@ -105,3 +108,30 @@ func (g *Gamma) StructuralRank() int {
 // product a coverage report needs for the residual (I − ΓΓ†)q_π entry by
 // entry. O(ℓ²m).
 func (g *Gamma) MulVec(dst, v []float64) { g.mulVec(dst, v) }
+
+// tieredRank returns Γ's rank for Plackett–Luce tiers (Dist.plClasses):
+// tier T fills the next k_T = min(n_T, slots left) slots from its n_T
+// candidates by a full-support Plackett–Luce draw, independently of the
+// other tiers. Its indicators span r_T = structuralRank(n_T, k_T)
+// dimensions on coordinates no other tier touches, each of them with slot
+// sums 1, so the slates' indicators, concatenations of one per tier, span
+// Σ_T r_T − (tiers reached − 1) dimensions (one shared affine constraint
+// per tier after the first). Candidates of unreached tiers add nothing.
+func tieredRank(sizes, tier []int, l int) int {
+	rank, reached := 0, 0
+	for t, off := 0, 0; t < len(tier) && off < l; t++ {
+		hi := len(sizes)
+		if t+1 < len(tier) {
+			hi = tier[t+1]
+		}
+		n := 0
+		for _, s := range sizes[tier[t]:hi] {
+			n += s
+		}
+		k := min(n, l-off)
+		rank += structuralRank(n, k)
+		reached++
+		off += k
+	}
+	return rank - (reached - 1)
+}

@@ -56,6 +56,29 @@ type Dist struct {
 	scum   []float64
 	index  map[string]int
 	scores []float64 // Plackett–Luce: the candidates' scores, as given
+	// tier lists the first class of every Plackett–Luce tier (see
+	// plClasses) when there are several; nil otherwise.
+	tier []int
+}
+
+// activeTier returns the classes lo .. hi−1 of the first tier that still
+// has candidates (rem[c] left in class c): the only ones a slot can draw.
+func activeTier[T int | int32](tier []int, rem []T) (lo, hi int) {
+	if tier == nil {
+		return 0, len(rem)
+	}
+	for t, lo := range tier {
+		hi := len(rem)
+		if t+1 < len(tier) {
+			hi = tier[t+1]
+		}
+		for _, r := range rem[lo:hi] {
+			if r > 0 {
+				return lo, hi
+			}
+		}
+	}
+	return 0, len(rem)
 }
 
 // Dist returns the policy's distribution over slates of l distinct
@@ -194,13 +217,15 @@ func (d *Dist) sampleWeighted(rng *rand.PCG, s []int32) {
 		rem[c] = int32(d.start[c+1] - d.start[c])
 	}
 	for j := range s {
+		lo, hi := activeTier(d.tier, rem)
 		total := 0.0
-		for c, r := range rem {
-			total += float64(r) * d.w[c]
+		for c, r := range rem[lo:hi] {
+			total += float64(r) * d.w[lo+c]
 		}
 		u := float01(rng) * total
 		pick, last, acc := -1, -1, 0.0
-		for c, r := range rem {
+		for c := lo; c < hi; c++ {
+			r := rem[c]
 			if r == 0 {
 				continue
 			}
@@ -214,10 +239,10 @@ func (d *Dist) sampleWeighted(rng *rand.PCG, s []int32) {
 		if pick < 0 { // u rounded onto the total
 			pick = last
 		}
-		lo := int32(d.start[pick])
-		idx := lo + int32(uintN(rng, uint64(rem[pick])))
+		first := int32(d.start[pick])
+		idx := first + int32(uintN(rng, uint64(rem[pick])))
 		pos := 0
-		for pos < len(sorted) && sorted[pos] < lo {
+		for pos < len(sorted) && sorted[pos] < first {
 			pos++
 		}
 		for pos < len(sorted) && sorted[pos] <= idx {
@@ -264,11 +289,15 @@ func (d *Dist) Prob(s []int32) float64 {
 	}
 	p := 1.0
 	for _, a := range s {
+		lo, hi := activeTier(d.tier, rem)
 		total := 0.0
-		for c, r := range rem {
-			total += float64(r) * d.w[c]
+		for c, r := range rem[lo:hi] {
+			total += float64(r) * d.w[lo+c]
 		}
 		c := d.class(a)
+		if c < lo || c >= hi {
+			return d.lg.eps * d.uprob // a later tier before this one is exhausted
+		}
 		p *= d.w[c] / total
 		rem[c]--
 	}

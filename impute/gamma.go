@@ -128,7 +128,7 @@ func gammaMoments(d *Dist, opt GammaOptions) (*moments, error) {
 			wm = slateMoments(d)
 		case d.lg.base == basePL:
 			var err error
-			if wm, err = plackettLuceMoments(sizes, d.w, d.l, opt.pl); err != nil {
+			if wm, err = tieredPLMoments(sizes, d.w, d.tier, d.l, opt.pl); err != nil {
 				return nil, err
 			}
 		default:
@@ -249,10 +249,31 @@ type eigenBlock struct {
 	mult int
 }
 
-// decompose eigendecomposes the symmetric n × n block a (not modified).
+// eigenFlush is the magnitude, relative to a block's largest entry, below
+// which decompose treats an entry as 0. gonum's symmetric eigensolver
+// returns garbage (eigenvalues of ±1e122 for a Γ whose largest is 3) on
+// blocks holding entries below its scaling threshold (~3e-123, near
+// sqrt(safmin)/ε²) beside entries of order 1, as a Plackett–Luce logger
+// whose scores lie hundreds of τ apart gives. Dropping them moves every
+// eigenvalue by at most n·1e-100 of the largest (Weyl), far below both the
+// rounding of the decomposition and the cut-off.
+const eigenFlush = 1e-100
+
+// decompose eigendecomposes the symmetric n × n block a (not modified),
+// with entries below eigenFlush of its largest set to 0.
 func (g *Gamma) decompose(a []float64, n, mult int) (eigenBlock, error) {
+	f := append([]float64(nil), a...)
+	big := 0.0
+	for _, v := range f {
+		big = max(big, math.Abs(v))
+	}
+	for i, v := range f {
+		if math.Abs(v) < eigenFlush*big {
+			f[i] = 0
+		}
+	}
 	var es mat.EigenSym
-	if !es.Factorize(mat.NewSymDense(n, append([]float64(nil), a...)), true) {
+	if !es.Factorize(mat.NewSymDense(n, f), true) {
 		return eigenBlock{}, fmt.Errorf("impute: eigendecomposition of Γ failed (m=%d, ℓ=%d)", g.m, g.l)
 	}
 	b := eigenBlock{vals: es.Values(nil), vecs: &mat.Dense{}, mult: mult}

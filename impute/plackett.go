@@ -43,20 +43,37 @@ const defaultPLTol = 1e-10
 // plQuadrature); their bound covers the discretisation, truncation and
 // rounding errors, and exceeds opt.Tol only when plMaxLevel refinements did
 // not reach it.
+//
+// A class of weight 0 is one whose weight exp((s − s_max)/τ) underflowed:
+// its candidates are drawn with probability below 1e-300, so a log never
+// shows them, and they get zero moments (Γ has zero rows and columns for
+// them, and Γ† gives them no weight, as for documents a policy never
+// shows). The other classes must then hold at least l candidates.
 func plackettLuceMoments(sizes []int, w []float64, l int, opt plOptions) (*moments, error) {
 	if len(sizes) != len(w) {
 		return nil, fmt.Errorf("impute: %d class sizes for %d weights", len(sizes), len(w))
 	}
-	m, wmax := 0, 0.0
+	m, mPos, wmax := 0, 0, 0.0
+	var pos []int // the classes of positive weight, when some have weight 0
 	for c, n := range sizes {
-		if n < 0 || !(w[c] > 0) || math.IsInf(w[c], 1) {
+		if n < 0 || !(w[c] >= 0) || math.IsInf(w[c], 1) {
 			return nil, fmt.Errorf("impute: class %d has %d candidates of weight %v", c, n, w[c])
 		}
 		m += n
 		wmax = max(wmax, w[c])
+		if w[c] > 0 {
+			mPos += n
+			pos = append(pos, c)
+		}
 	}
 	if l < 1 || l > m {
 		return nil, fmt.Errorf("impute: Plackett–Luce slates of %d slots from %d candidates", l, m)
+	}
+	if mPos < m {
+		if l > mPos {
+			return nil, fmt.Errorf("impute: Plackett–Luce slates of %d slots, but only %d of %d candidates have a weight that does not underflow (exp((s − s_max)/τ) > 0): scores too far apart for τ", l, mPos, m)
+		}
+		return positiveClassMoments(sizes, w, pos, l, opt)
 	}
 	if opt.Tol == 0 {
 		opt.Tol = defaultPLTol
@@ -84,6 +101,111 @@ func plackettLuceMoments(sizes []int, w []float64, l int, opt plOptions) (*momen
 		}
 	}
 	return plQuadrature(sizes, wn, l, opt.Tol, runtime.GOMAXPROCS(0)), nil
+}
+
+// positiveClassMoments computes the moments of the classes pos (those of
+// positive weight) alone and places them among all len(sizes) classes,
+// leaving the weight-0 classes' moments 0.
+func positiveClassMoments(sizes []int, w []float64, pos []int, l int, opt plOptions) (*moments, error) {
+	ps, pw := make([]int, len(pos)), make([]float64, len(pos))
+	for i, c := range pos {
+		ps[i], pw[i] = sizes[c], w[c]
+	}
+	sub, err := plackettLuceMoments(ps, pw, l, opt)
+	if err != nil {
+		return nil, err
+	}
+	nc, np := len(sizes), len(pos)
+	mo := newMoments(l, nc)
+	mo.exact, mo.stderr, mo.states, mo.bound, mo.method = sub.exact, sub.stderr, sub.states, sub.bound, sub.method
+	for j := range l {
+		for i, c := range pos {
+			mo.p1[j*nc+c] = sub.p1[j*np+i]
+		}
+		for k := range l {
+			for i, c := range pos {
+				for i2, c2 := range pos {
+					mo.p2[(j*l+k)*nc*nc+c*nc+c2] = sub.p2[(j*l+k)*np*np+i*np+i2]
+				}
+			}
+		}
+	}
+	return mo, nil
+}
+
+// tieredPLMoments returns the moments of Plackett–Luce sampling over
+// tiers (see Dist.plClasses; tier nil: one tier): the first tier fills the
+// first slots, up to its size, then the next tier the following ones, and
+// so on; classes of tiers no slot reaches get zero moments. Slots of
+// different tiers are independent, so their pair moments are products.
+func tieredPLMoments(sizes []int, w []float64, tier []int, l int, opt plOptions) (*moments, error) {
+	if tier == nil {
+		return plackettLuceMoments(sizes, w, l, opt)
+	}
+	nc := len(sizes)
+	mo := newMoments(l, nc)
+	mo.method = "tiered"
+	slotTier := make([]int, l) // the tier each slot draws from
+	for t, off := 0, 0; t < len(tier) && off < l; t++ {
+		lo, hi := tier[t], nc
+		if t+1 < len(tier) {
+			hi = tier[t+1]
+		}
+		n := 0
+		for _, s := range sizes[lo:hi] {
+			n += s
+		}
+		k := min(n, l-off)
+		sub, err := plackettLuceMoments(sizes[lo:hi], w[lo:hi], k, opt)
+		if err != nil {
+			return nil, err
+		}
+		mo.exact = mo.exact && sub.exact
+		mo.bound = max(mo.bound, sub.bound)
+		mo.states += sub.states
+		placeMoments(mo, sub, lo, off)
+		for j := off; j < off+k; j++ {
+			slotTier[j] = t
+		}
+		off += k
+	}
+	for j := range l {
+		for k := range l {
+			if slotTier[j] == slotTier[k] {
+				continue
+			}
+			crossPairs(mo, j, k)
+		}
+	}
+	return mo, nil
+}
+
+// placeMoments copies sub's moments (classes from lo, slots from off) into mo.
+func placeMoments(mo, sub *moments, lo, off int) {
+	nc, ns := mo.nc, sub.nc
+	for j := range sub.l {
+		for c := range ns {
+			mo.p1[(off+j)*nc+lo+c] = sub.p1[j*ns+c]
+		}
+		for k := range sub.l {
+			for c := range ns {
+				for c2 := range ns {
+					mo.p2[((off+j)*mo.l+off+k)*nc*nc+(lo+c)*nc+lo+c2] = sub.p2[(j*sub.l+k)*ns*ns+c*ns+c2]
+				}
+			}
+		}
+	}
+}
+
+// crossPairs sets the pair moments of slots j and k when they belong to
+// different tiers: independent, the product of p1s.
+func crossPairs(mo *moments, j, k int) {
+	nc := mo.nc
+	for c := range nc {
+		for c2 := range nc {
+			mo.p2[(j*mo.l+k)*nc*nc+c*nc+c2] = mo.p1[j*nc+c] * mo.p1[k*nc+c2]
+		}
+	}
 }
 
 // dpStates counts the states of weightedMoments without building them: the

@@ -306,7 +306,8 @@ func TestPlackettLuceErrors(t *testing.T) {
 		opt   plOptions
 	}{
 		{[]int{1, 1}, []float64{1}, 1, plOptions{}},
-		{[]int{1, 1}, []float64{1, 0}, 1, plOptions{}},
+		{[]int{1, 1}, []float64{1, 0}, 2, plOptions{}},
+		{[]int{1, 1}, []float64{1, -1}, 1, plOptions{}},
 		{[]int{1, 1}, []float64{1, math.Inf(1)}, 1, plOptions{}},
 		{[]int{1, 1}, []float64{1, math.NaN()}, 1, plOptions{}},
 		{[]int{1, -1}, []float64{1, 1}, 1, plOptions{}},

@@ -16,14 +16,23 @@ type Coverage struct {
 	// policy, the span of the listed slates' indicators otherwise.
 	Rank, StructuralRank int
 	// Solver is how Γ† is applied: "closed-form" (uniform), "cholesky"
-	// (the certified fast path) or "eigen" (eigenvalue cut-off).
+	// (the certified fast path) or "eigen" (eigenvalue cut-off; also on
+	// the fast path for a target whose weights the moments' rounding
+	// would bias beyond its tolerance, see fastApply).
 	Solver string
 }
 
 // Coverage returns the coverage of a target with marginals qpi (length ℓm,
 // index j·m + a) by Γ†. O(ℓm·(ℓ + nullity)), plus, for an explicit slate
-// distribution, a one-off rank computation over its listed slates.
+// distribution, a one-off rank computation over its listed slates, and on
+// the fast path one solve (the Γ† this target gets, see fastApply).
 func (g *Gamma) Coverage(qpi []float64) Coverage {
+	if g.fast != nil && len(qpi) > 0 {
+		// The fast path's choice for this target (as PinvMulVec makes it).
+		if e := g.fastApply(make([]float64, len(qpi)), qpi); e != g {
+			return e.Coverage(qpi)
+		}
+	}
 	cv := Coverage{StructuralRank: g.StructuralRank(), Solver: "eigen"}
 	if g.fast != nil {
 		cv.Rank = g.fastInfo.rank // no eigendecomposition on the fast path

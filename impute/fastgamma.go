@@ -17,6 +17,8 @@ type fastInfo struct {
 	maxBound   atomic.Uint64
 	structOnce sync.Once
 	structRank int
+	eigOnce    sync.Once // computes eig, the fallback (eigenFallback)
+	eig        *Gamma
 }
 
 // noteBound records a solve's bound (non-negative floats order as their
@@ -154,19 +156,161 @@ func smallPinv(a []float64, n int, q [][]float64) (p []float64, bound float64, o
 	return p, bound, true
 }
 
-// fastPinv is PinvMulVec on the fast path: the class blocks' explicit
-// pseudoinverses and one solve on G's range.
-func (g *Gamma) fastPinv(dst, v []float64) {
+// fastPinv is PinvMulVec on the fast path: the fast solve, kept only when
+// the rounding of Γ's moments cannot move what PI computes from it by more
+// than fastBiasTol (see roundingBias); otherwise Γ† of the eigenvalue
+// cut-off (eigenFallback).
+func (g *Gamma) fastPinv(dst, v []float64) { g.fastApply(dst, v) }
+
+// fastApply sets dst = Γ†v and returns the Γ whose pseudoinverse it
+// applied: g (the fast solve) when roundingBias(v, dst) ≤ fastBiasTol,
+// else the eigenvalue cut-off's Γ of the same moments, whose dropped rank
+// Coverage then reports (and bounds) as a shortfall. The choice depends on
+// v only, so PinvMulVec and Coverage of one target agree.
+func (g *Gamma) fastApply(dst, v []float64) *Gamma {
+	b := g.fastSolve(dst, v)
+	if g.roundingBias(v, dst, b) <= fastBiasTol {
+		return g
+	}
+	e := g.eigenFallback()
+	if e == nil { // the eigendecomposition failed: the fast solve is all there is
+		return g
+	}
+	e.PinvMulVec(dst, v)
+	return e
+}
+
+// fastSolve sets dst = Γ†v by the class blocks' explicit pseudoinverses and
+// one solve on G's range, and returns that application's solve bound.
+func (g *Gamma) fastSolve(dst, v []float64) float64 {
 	lc := g.l * g.nc
 	sc := make([]float64, 5*lc+2*g.l)
 	y := sc[:lc]
 	g.classPart(dst, v, g.mPinv, y, sc[lc:lc+2*g.l])
-	b := g.fast.solve(y, y, sc[lc+2*g.l:])
-	g.fastInfo.noteBound(max(b, g.fastInfo.blockBound))
+	b := max(g.fast.solve(y, y, sc[lc+2*g.l:]), g.fastInfo.blockBound)
+	g.fastInfo.noteBound(b)
 	g.meanPart(dst, y)
+	return b
 }
 
-// fastSlateForm is SlateForm on the fast path: one solve, O((ℓC)²).
+// fastBiasTol is the largest rounding bias, per unit of the reward scale
+// (see roundingBias), with which the fast path keeps Γ's full structural
+// rank for a target: issue 29's stated tolerance of the fast path.
+const fastBiasTol = 1e-8
+
+// momentRelErr is the relative error per entry of Γ's moments that
+// roundingBias assumes: ℓm·u (u = 2⁻⁵³), the length of Γ's rows. The
+// exact moments (enumeration, dynamic programme) sum positive products of
+// the slot draws' probabilities, so each entry keeps its relative
+// precision however small; TestMomentRelErr measures at most 23u against
+// double-double enumeration (m = 20, ℓ = 3, peaked and flat). An absolute
+// bound of approximated moments (ErrorBound) comes on top.
+func (g *Gamma) momentRelErr() float64 { return float64(g.l*g.m) * 0x1p-53 }
+
+// roundingBias bounds, per unit of v's scale, how far the rounding of Γ's
+// moments and of the solve move what PI computes from x = Γ†v, with b the
+// solve's bound. (The moments' absolute ErrorBound, shared by every path
+// to Γ†, is momentAbsBias.)
+//
+// Derivation (evaluate: v = q_π, x = Γ̂†q_π from the stored Γ̂ = Γ + δΓ).
+// Let the reward be slot-additive, r(s) = 1_sᵀφ, in the gauge φ = ψ + lo/ℓ
+// with 0 ≤ ψ and Σ_j ψ(j, s_j) ≤ hi − lo on every slate (ope's rangeBound
+// and coverageBound assume the same), and R = hi − lo + |lo|. PI's
+// expectation with weights w(s) = 1_sᵀx is E_μ[w(s)·r(s)] = xᵀΓφ with the
+// exact Γ, and V(π) = q_πᵀφ, so
+//
+//	E[PI] − V(π) = (Γx − q_π)ᵀφ,
+//
+// exactly; Γx − q_π lies in Γ's range N^⊥ (q_π, a mean of slate
+// indicators, does too), so the gauge of φ does not matter. With x* the
+// exact solution of the stored system (Γ̂x* = q_π on N^⊥), e = x − x*:
+// Γx − q_π = Γe − δΓx* ≈ Γe − δΓx to first order. No Γ† is left, so no
+// condition number enters: for every row i = (j, a),
+// Σ_k Γ_ik|φ_k| = E_μ[1{s_j = a}·Σ_k |φ(k, s_k)|] ≤ q_i·R (q_i = Γ_ii,
+// μ's marginal), and |δΓ_ik| ≤ u_mom·Γ_ik (momentRelErr), so
+//
+//	|xᵀδΓφ| ≤ u_mom·R·Σ_i q_i|x_i|,
+//	|eᵀΓφ| ≤ R·Σ_i q_i|e_i| ≤ R·max_{j,c}√P_j(c)·‖D^{1/2}e‖₁ ≤ R·b·max√P·Σ_i √q_i|x_i|
+//
+// (the solve's bound b is in G's marginal-scaled norm ‖D^{1/2}·‖₁, and a
+// class's coordinate gathers n_c candidates of marginal P_j(c)/n_c; the
+// class blocks' bounds alike). Hence
+//
+//	|E[PI] − V(π)| ≤ R·(u_mom·Σ_i q_i|x_i| + b·max√P·Σ_i √q_i|x_i|),
+//
+// and roundingBias returns the bracket over the scale Σ_i|v_i|/ℓ (1 for a
+// target's marginals). This is what a peaked logger breaks: a target of
+// candidates with marginals of 1e-22 gets weights of 1e14–1e22 there, so
+// Σ q_i|x_i| ≈ 1e16 and the moments' last bits move E[PI] by O(1), while
+// the solve, exact for the stored Γ̂, certifies 1e-16 (issue 29's m = 20,
+// τ = 0.1 example: E[PI] 0.7512 against V = 0.2548).
+//
+// For impute (v = θ = mean r·1_s, x = φ̂) the same bound, over the scale
+// Σ|θ_i|/ℓ ≤ mean |r|, bounds the move of the imputed model's mean reward
+// under μ, q_μᵀφ̂ = E_μ[1_sᵀφ̂] (q_μ = Γ1/ℓ, so q_μᵀδφ̂ = −1ᵀδΓφ̂/ℓ).
+func (g *Gamma) roundingBias(v, x []float64, b float64) float64 {
+	scale := 0.0
+	for _, t := range v {
+		scale += math.Abs(t)
+	}
+	if scale == 0 {
+		return 0
+	}
+	scale /= float64(g.l)
+	m, nc := g.m, g.nc
+	var sq, ssq, maxP float64 // Σ q|x|, Σ √q|x|, max √P_j(c)
+	for j := range g.l {
+		for c := range nc {
+			p := g.mo.p1[j*nc+c]
+			q := p / float64(g.size[c])
+			rq := math.Sqrt(q)
+			maxP = max(maxP, p)
+			ax := 0.0
+			for _, t := range x[j*m+g.d.start[c] : j*m+g.d.start[c+1]] {
+				ax += math.Abs(t)
+			}
+			sq += q * ax
+			ssq += rq * ax
+		}
+	}
+	return (g.momentRelErr()*sq + b*math.Sqrt(maxP)*ssq) / scale
+}
+
+// momentAbsBias is the part of the bound on |E[PI] − V(π)| (per unit of R
+// and of v's scale, as roundingBias) that approximated moments' absolute
+// error δ = ErrorBound adds: |δΓ_ik| ≤ δ on the (1 + (ℓ−1)m) structural
+// non-zeros of row i, each |φ_k| ≤ R, so |xᵀδΓφ| ≤ δ·ℓm·R·Σ|x_i|. It is
+// not fast-path specific (every Γ† of these moments carries it; evaluate
+// reports ErrorBound), so it does not decide the fallback.
+func (g *Gamma) momentAbsBias(v, x []float64) float64 {
+	if g.mo.bound == 0 {
+		return 0
+	}
+	sv, sx := 0.0, 0.0
+	for i, t := range v {
+		sv += math.Abs(t)
+		sx += math.Abs(x[i])
+	}
+	if sv == 0 {
+		return 0
+	}
+	return g.mo.bound * float64(g.l*g.m) * sx / (sv / float64(g.l))
+}
+
+// eigenFallback returns Γ of the same moments with Γ† by the eigenvalue
+// cut-off (today's path), computed once; nil when its eigendecomposition
+// fails.
+func (g *Gamma) eigenFallback() *Gamma {
+	g.fastInfo.eigOnce.Do(func() {
+		if e, err := newGammaFromMoments(g.d, g.mo, g.fastInfo.cutoff, false); err == nil {
+			g.fastInfo.eig = e
+		}
+	})
+	return g.fastInfo.eig
+}
+
+// fastSlateForm is SlateForm on the fast path: one solve, O((ℓC)²) (or
+// the fallback's Γ† where the rounding bias of Γ†1_{s2} is too large).
 func (g *Gamma) fastSlateForm(s1, s2 []int32) float64 {
 	v := Indicator(nil, g.m, s2)
 	w := make([]float64, len(v))

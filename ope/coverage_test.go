@@ -402,3 +402,72 @@ func TestCoverageComplete(t *testing.T) {
 		}
 	}
 }
+
+// TestCoverageFastFallback: Plackett–Luce with τ = 0.1 over m = 20 (ℓ = 3)
+// is on impute's fast path, which keeps Γ's full structural rank. For a
+// target of the least likely documents that rank is not to be trusted:
+// the moments' last bits move the full-rank E[PI] by O(1) (0.7512 against
+// V = 0.2548 for one reward), so the target gets the eigenvalue cut-off,
+// and coverage reports the shortfall with a bound that contains the actual
+// bias (summed over all 6,840 slates, probabilities from the scores). A
+// target the fast path keeps ([10 5 14]) is complete and unbiased to
+// rounding.
+func TestCoverageFastFallback(t *testing.T) {
+	const m, l = 20, 3
+	rng := rand.New(rand.NewPCG(3, 4))
+	scores := make([]float64, m)
+	for a := range scores {
+		scores[a] = rng.NormFloat64()
+	}
+	slices.Sort(scores)
+	slices.Reverse(scores)
+	d, err := mustLogging(t, "pl:0.1").ScoredDist(scores, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		target []int32
+		short  bool
+	}{
+		{[]int32{19, 18, 17}, true},
+		{[]int32{10, 5, 14}, false},
+	} {
+		p := prepare(t, coverageSetup(t, []int{m}, l, []*impute.Dist{d}, [][]int32{c.target}))
+		qc := p.queries[0].cov
+		if qc.short != c.short || qc.rankShort != c.short || qc.strRank != l*(m-1)+1 {
+			t.Fatalf("%v: coverage short %v, rank %d of %d: want short %v", c.target, qc.short, qc.rank, qc.strRank, c.short)
+		}
+		diff := plWeightedIndicators(scores, 0.1, l, p.queries[0].g)
+		for j, a := range c.target {
+			diff[j*m+int(a)]--
+		}
+		bound := qc.bound(0, 1)
+		for seed := range uint64(6) {
+			phi := additive(p.Candidates, l, seed)[0]
+			if seed == 5 {
+				worstReward(phi, diff, l)
+			}
+			bias := dotv(diff, phi)
+			// Kept: within the fast path's tolerance (1e-8 for rewards in
+			// [0, 1]) and the enumeration's own rounding.
+			if !(math.Abs(bias) <= bound+1e-8) {
+				t.Errorf("%v reward %d: bias %.6g outside the bound %.6g", c.target, seed, bias, bound)
+			}
+			if seed == 5 && c.short && math.Abs(bias) < 0.1 {
+				t.Errorf("%v worst reward: bias %.6g: the cut-off's loss should show", c.target, bias)
+			}
+			if seed == 5 {
+				t.Logf("%v: rank %d of %d, worst-reward bias %.4g, bound %.4g", c.target, qc.rank, qc.strRank, bias, bound)
+			}
+		}
+		res, err := evaluateAll(t, p, 50, 2, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cov := res.Estimates[PI].Coverage
+		if cov.Short() != c.short || (cov.RankShortContexts == 1) != c.short {
+			t.Errorf("%v: coverage %+v", c.target, cov)
+		}
+		checkCoverageJSON(t, res, c.short)
+	}
+}

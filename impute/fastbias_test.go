@@ -226,6 +226,9 @@ func TestRoundingBiasBound(t *testing.T) {
 		beta := g.roundingBias(v, x, g.fastSolve(x, v))
 		bias := worstBias(plExpectedWeights(sc, c.tau, c.l, x), v, c.l)
 		t.Logf("%s: full-rank worst bias %.4g, bound %.4g", name, bias, beta)
+		if a := g.momentAbsBias(v, x); a != 0 { // exact moments: no absolute part
+			t.Errorf("%s: absolute part %.3g of exact moments", name, a)
+		}
 		if !(bias <= beta) {
 			t.Errorf("%s: bias %.4g of the fast solve outside its bound %.4g", name, bias, beta)
 		}

@@ -34,6 +34,10 @@
 #  F6 STAGE TIMES (every text file) numbers inside a multi-line JSON
 #              "seconds": { ... } object (experiment's result-KEY.json keeps
 #              its stages' wall times there) -> <N>         [F_SECONDS]
+#  F7 SEALS   (every text file) the SHA-256 seal that resume files carry of
+#              their own bytes (a JSON "sha256": "HEX" field, a targets
+#              file's last "# sha256=HEX" line): it covers F2 keys and F6
+#              stage times, so it varies with them -> <SEAL>  [F_SEAL]
 #  F5 RUN RECORDS (files named run.json or *.run.json, which hold only
 #              what varies between runs): "start" and "hostname" values ->
 #              <X>; every number except a "fold" number -> <N> (keys and
@@ -56,6 +60,7 @@ DUR='[0-9]+(\.[0-9]+)?(h|m|s|ms|µs|us|ns)([0-9]+(\.[0-9]+)?(h|m|s|ms|µs|us|ns)
 F_DUR="s/(^|[^A-Za-z0-9_.])$DUR([^A-Za-z0-9_]|\$)/\\1<DUR>\\7/g"
 F_RUNREC='s/"(start|hostname)": *"[^"]*"/"\1": "<X>"/; /"fold": *[0-9]+/!s/-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?/<N>/g'
 F_SECONDS='/"seconds": *\{ *$/,/^ *\},? *$/s/(": *)-?[0-9][0-9.eE+-]*/\1<N>/'
+F_SEAL='s/"sha256": *"[0-9a-f]{64}"/"sha256": "<SEAL>"/; s/^# sha256=[0-9a-f]{64}$/# sha256=<SEAL>/'
 EXCLUDE='^(cache/|cache2/|home/\.cache/piopt/)'
 
 if [ $# -ne 2 ] || [ ! -d "$1" ] || [ ! -d "$2" ]; then
@@ -83,7 +88,7 @@ normalise() {
   local root=$1 rel=$2 outf=$3 f=$1/$2 base=${2##*/}
   if [ ! -s "$f" ]; then return; fi
   if ! grep -Iq '' "$f"; then sed -E "$outf $F_KEY" "$f"; return; fi # binary
-  local prog="$outf $F_KEY; $F_VERSION_JSON; $F_VERSION_HTML; $F_SECONDS"
+  local prog="$outf $F_KEY; $F_VERSION_JSON; $F_VERSION_HTML; $F_SECONDS; $F_SEAL"
   case "$rel" in
     [0-9][0-9][0-9]-*.out | [0-9][0-9][0-9]-*.err)
       prog="$prog; $F_DUR; $F_DUR; $F_VERSION_HELP"

@@ -91,11 +91,61 @@ func TestTrainWorkers(t *testing.T) {
 	if err := runPiopt(t, "predict", "--no-cache", "--max-label", "2", "--data", te, "--model", out("two.model"), "--out", out("two.scores")); err != nil {
 		t.Fatal(err)
 	}
-	py := exec.Command("/usr/bin/python3", "-c", "import sys, xgboost; b = xgboost.Booster(model_file=sys.argv[1]); print(b.num_boosted_rounds())", out("two.model"))
-	if got, err := py.Output(); err != nil {
-		t.Skipf("python-xgboost cannot check the model: %v", err)
-	} else if n, err := strconv.Atoi(strings.TrimSpace(string(got))); err != nil || n < 1 {
-		t.Fatalf("python-xgboost reads %q rounds", got)
+	checkPythonPredict(t, out("two.model"), te, out("two.scores"))
+}
+
+// pythonCheck rebuilds, in python-xgboost, the PI-OPT rows of a piopt
+// predict scores file ([f(x,a); onehot(j)], the LETOR features with 0 for
+// an absent one, then slot j's indicator), scores them with
+// xgboost.Booster on the model file as piopt wrote it, and prints the
+// rows and the largest difference to piopt's scores relative to max(1, |s|).
+const pythonCheck = `import sys, numpy as np, xgboost as xgb
+model, letor, scores = sys.argv[1:4]
+b = xgb.Booster(model_file=model)
+F, L = int(b.attr("piopt_features")), int(b.attr("piopt_slots"))
+docs = {}
+for line in open(letor):
+    tok = line.split("#")[0].split()
+    row = np.zeros(F, np.float32)
+    for t in tok[2:]:
+        k, v = t.split(":")
+        row[int(k) - 1] = float(v)
+    docs.setdefault(tok[1][4:], []).append(row)
+rows, want = [], []
+for line in open(scores):
+    q, d, j, s = line.split()
+    rows.append(np.concatenate([docs[q][int(d)], np.eye(L, dtype=np.float32)[int(j) - 1]]))
+    want.append(float(s))
+got = b.predict(xgb.DMatrix(np.array(rows), missing=np.nan))
+print(len(rows), np.max(np.abs(got - np.array(want)) / np.maximum(1, np.abs(want))))
+`
+
+// checkPythonPredict loads model in python-xgboost (Debian's
+// python3-xgboost under /usr/bin/python3, which make deps installs) and
+// checks that it scores every row of scores (piopt predict's output on
+// letor) as piopt does, to float32 precision: XGBoost sums the trees in
+// float32, piopt in float64, so they differ by a few float32 ulps.
+func checkPythonPredict(t *testing.T, model, letor, scores string) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import numpy, xgboost").Run(); err != nil {
+		t.Skipf("skipped: /usr/bin/python3 cannot import xgboost and numpy (install python3-xgboost): %v", err)
+	}
+	got, err := exec.Command("/usr/bin/python3", "-c", pythonCheck, model, letor, scores).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python-xgboost on %s: %v\n%s", model, err, got)
+	}
+	f := strings.Fields(string(got))
+	if len(f) != 2 {
+		t.Fatalf("python-xgboost printed %q", got)
+	}
+	rows, err1 := strconv.Atoi(f[0])
+	diff, err2 := strconv.ParseFloat(f[1], 64)
+	if want := strings.Count(string(mustRead(t, scores)), "\n"); err1 != nil || err2 != nil || rows != want {
+		t.Fatalf("python-xgboost printed %q: want %d rows and a difference", got, want)
+	}
+	t.Logf("python-xgboost scores %d rows as piopt predict does, within %.2g", rows, diff)
+	if diff > 1e-6 {
+		t.Errorf("python-xgboost's scores differ from piopt predict's by %.3g (relative)", diff)
 	}
 }
 

@@ -47,11 +47,12 @@ import (
 // Go's runtime preempts goroutines by sending SIGURG to their thread, and
 // the signal can land after the goroutine has entered the cgo call: strace
 // showed a worker's thread taking SIGURG (SI_TKILL from its own process)
-// in poll, which returned EINTR, and the worker died. It came about once
-// in a dozen loaded test runs, and in most 2-worker trainings whose
-// non-root workers wait in Broadcast while rank 0 validates. Blocked, the
-// signal stays pending and Go preempts that goroutine at its next function
-// call instead; it runs only the short closures that call XGBoost.
+// in poll, which returned EINTR, and the worker died. It came in about one
+// loaded test run in a dozen, and in each of 3 two-worker trainings on
+// synth data where rank 1 waited in Broadcast while rank 0 validated
+// (docs/distributed.md). Blocked, the signal stays pending and Go
+// preempts that goroutine at its next function call instead; it runs only
+// the short closures that call XGBoost.
 type Communicator struct {
 	mu          sync.Mutex
 	w           worker

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/piopt/piopt/internal/pipeline"
+	"github.com/piopt/piopt/trainer"
 )
 
 // needTracker skips a test without an interpreter that runs XGBoost's
@@ -67,19 +68,10 @@ func TestTrainWorkers(t *testing.T) {
 	if err := runTrainCLI(t, append(common, "--out", out("one.model"))...); err != nil {
 		t.Fatal(err)
 	}
-	// One retry, logged, when a worker fails in XGBoost's own transport:
-	// "Failed to poll" came once in about a dozen full-suite runs on a
-	// loaded 2-core machine (never in 100 runs of this test alone), an open
-	// defect of the collective that must not hide the checks below.
-	twoArgs := append(common, "--workers", "2", "--out", out("two.model"), "--json", out("two.json"))
-	err := runTrainCLI(t, twoArgs...)
-	if err != nil && strings.Contains(err.Error(), "failed") {
-		t.Logf("distributed training failed once, retrying: %v", err)
-		err = runTrainCLI(t, twoArgs...)
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
+	// No retry: the "Failed to poll." that once failed about one loaded
+	// run in a dozen was Go's SIGURG interrupting Rabit's poll, now blocked
+	// on the communicator's thread (TestCollectiveSignalled).
+	trainWorkersCLI(t, append(common, "--workers", "2", "--out", out("two.model"), "--json", out("two.json"))...)
 	if _, err := os.Stat(out("two.json")); err != nil {
 		t.Fatalf("rank 0 wrote no --json: %v", err)
 	}
@@ -91,11 +83,110 @@ func TestTrainWorkers(t *testing.T) {
 	if err := runPiopt(t, "predict", "--no-cache", "--max-label", "2", "--data", te, "--model", out("two.model"), "--out", out("two.scores")); err != nil {
 		t.Fatal(err)
 	}
-	py := exec.Command("/usr/bin/python3", "-c", "import sys, xgboost; b = xgboost.Booster(model_file=sys.argv[1]); print(b.num_boosted_rounds())", out("two.model"))
-	if got, err := py.Output(); err != nil {
-		t.Skipf("python-xgboost cannot check the model: %v", err)
-	} else if n, err := strconv.Atoi(strings.TrimSpace(string(got))); err != nil || n < 1 {
-		t.Fatalf("python-xgboost reads %q rounds", got)
+	checkPythonPredict(t, out("two.model"), te, out("two.scores"))
+}
+
+// trainWorkersCLI runs piopt train with --workers among args.
+func trainWorkersCLI(t *testing.T, args ...string) {
+	t.Helper()
+	if err := runTrainCLI(t, args...); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestTrainWorkersSelectByValue trains PI-OPT choosing its round by the
+// slates' estimated value on the validation log, as experiment does. One
+// worker writes one process's model byte for byte: its quantile sketch is
+// the one sketch of every row and no histogram is summed with another's.
+// With two workers, rank 1 reads no validation targets and follows the
+// value rank 0 broadcasts each round; the model keeps the round of the best value, near one process's
+// (3.52 on these targets, whose rmse is near 1).
+func TestTrainWorkersSelectByValue(t *testing.T) {
+	needTracker(t)
+	t.Setenv(testAsPiopt, "1")
+	dir := t.TempDir()
+	tr, trT := trainFixtureN(t, dir, "train", 1, 200)
+	va, vaT := trainFixtureN(t, dir, "vali", 2, 60)
+	out := func(name string) string { return filepath.Join(dir, name) }
+	common := []string{"--data", tr, "--targets", trT, "--valid-data", va, "--valid-targets", vaT,
+		"--early-stopping", "5", "--select-by", "value"}
+	if err := runTrainCLI(t, append(common, "--out", out("one.model"))...); err != nil {
+		t.Fatal(err)
+	}
+	trainWorkersCLI(t, append(common, "--workers", "1", "--out", out("w1.model"))...)
+	if !bytes.Equal(mustRead(t, out("one.model")), mustRead(t, out("w1.model"))) {
+		t.Error("--workers 1 wrote other model bytes than one process")
+	}
+	trainWorkersCLI(t, append(common, "--workers", "2", "--out", out("w2.model"))...)
+	one, two := loadModel(t, out("one.model")), loadModel(t, out("w2.model"))
+	if !bytes.Contains(mustRead(t, out("w2.model")), []byte("select_by=value")) || two.Rounds != two.BestIteration+1 ||
+		math.Abs(two.BestScore-one.BestScore) > 0.05 {
+		t.Fatalf("two workers' model: %d rounds, best %d at %g; one process's best %g", two.Rounds, two.BestIteration, two.BestScore, one.BestScore)
+	}
+}
+
+func loadModel(t *testing.T, path string) *trainer.Model {
+	t.Helper()
+	m, err := trainer.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	return m
+}
+
+// pythonCheck rebuilds, in python-xgboost, the PI-OPT rows of a piopt
+// predict scores file ([f(x,a); onehot(j)], the LETOR features with 0 for
+// an absent one, then slot j's indicator), scores them with
+// xgboost.Booster on the model file as piopt wrote it, and prints the
+// rows and the largest difference to piopt's scores relative to max(1, |s|).
+const pythonCheck = `import sys, numpy as np, xgboost as xgb
+model, letor, scores = sys.argv[1:4]
+b = xgb.Booster(model_file=model)
+F, L = int(b.attr("piopt_features")), int(b.attr("piopt_slots"))
+docs = {}
+for line in open(letor):
+    tok = line.split("#")[0].split()
+    row = np.zeros(F, np.float32)
+    for t in tok[2:]:
+        k, v = t.split(":")
+        row[int(k) - 1] = float(v)
+    docs.setdefault(tok[1][4:], []).append(row)
+rows, want = [], []
+for line in open(scores):
+    q, d, j, s = line.split()
+    rows.append(np.concatenate([docs[q][int(d)], np.eye(L, dtype=np.float32)[int(j) - 1]]))
+    want.append(float(s))
+got = b.predict(xgb.DMatrix(np.array(rows), missing=np.nan))
+print(len(rows), np.max(np.abs(got - np.array(want)) / np.maximum(1, np.abs(want))))
+`
+
+// checkPythonPredict loads model in python-xgboost (Debian's
+// python3-xgboost under /usr/bin/python3, which make deps installs) and
+// checks that it scores every row of scores (piopt predict's output on
+// letor) as piopt does, to float32 precision: XGBoost sums the trees in
+// float32, piopt in float64, so they differ by a few float32 ulps.
+func checkPythonPredict(t *testing.T, model, letor, scores string) {
+	t.Helper()
+	if err := exec.Command("/usr/bin/python3", "-c", "import numpy, xgboost").Run(); err != nil {
+		t.Skipf("skipped: /usr/bin/python3 cannot import xgboost and numpy (install python3-xgboost): %v", err)
+	}
+	got, err := exec.Command("/usr/bin/python3", "-c", pythonCheck, model, letor, scores).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python-xgboost on %s: %v\n%s", model, err, got)
+	}
+	f := strings.Fields(string(got))
+	if len(f) != 2 {
+		t.Fatalf("python-xgboost printed %q", got)
+	}
+	rows, err1 := strconv.Atoi(f[0])
+	diff, err2 := strconv.ParseFloat(f[1], 64)
+	if want := strings.Count(string(mustRead(t, scores)), "\n"); err1 != nil || err2 != nil || rows != want {
+		t.Fatalf("python-xgboost printed %q: want %d rows and a difference", got, want)
+	}
+	t.Logf("python-xgboost scores %d rows as piopt predict does, within %.2g", rows, diff)
+	if diff > 1e-6 {
+		t.Errorf("python-xgboost's scores differ from piopt predict's by %.3g (relative)", diff)
 	}
 }
 

@@ -129,7 +129,9 @@ func train(ctx context.Context, cfg TrainConfig, job *trainer.Job, res *TrainRes
 	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil || (job != nil && job.Validated)
 	p := cfg.Params
 	var value *trainer.SlateValue
-	if p.SelectBy == trainer.SelectValue {
+	// A worker other than the root selects by the value the root
+	// broadcasts: it reads no validation targets.
+	if p.SelectBy == trainer.SelectValue && isRoot(job) {
 		if res.validTargets == nil {
 			return nil, fmt.Errorf("--select-by value needs PI-OPT validation targets (--valid-data and --valid-targets)")
 		}

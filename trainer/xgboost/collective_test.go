@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -152,5 +153,59 @@ func TestJoinCollectiveFails(t *testing.T) {
 	}
 	if _, err := JoinCollective(CollectiveConfig{Tracker: "127.0.0.1", Timeout: time.Second}); err == nil || !strings.Contains(err.Error(), "host:port") {
 		t.Fatalf("no port: %v", err)
+	}
+}
+
+// TestCollectiveSignalled sends SIGURG, Go's preemption signal, to a
+// worker's thread while it waits in Broadcast for its root, as Go's
+// runtime does when it preempts: Rabit's poll would return EINTR and fail
+// ("Failed to poll."); the communicator's thread blocks the signal, so the
+// broadcast arrives. The root broadcasts only after the signals.
+func TestCollectiveSignalled(t *testing.T) {
+	addr := startTracker(t, 2)
+	comms := make([]*Communicator, 2)
+	errs := make([]error, 2)
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			comms[w], errs[w] = JoinCollective(CollectiveConfig{Tracker: addr, TaskID: fmt.Sprint(w), Timeout: 30 * time.Second})
+		}()
+	}
+	wg.Wait()
+	for w, err := range errs {
+		if err != nil {
+			t.Fatalf("worker %d: %v", w, err)
+		}
+		defer comms[w].Close()
+	}
+	root, waiter := comms[0], comms[1]
+	if root.Rank() != 0 {
+		root, waiter = waiter, root
+	}
+	var tid int
+	waiter.run(func() error { tid = syscall.Gettid(); return nil })
+	bufs := [2][]byte{{42}, {0}}
+	for i, c := range []*Communicator{root, waiter} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if c == root {
+				time.Sleep(300 * time.Millisecond) // while the waiter is signalled
+			}
+			errs[i] = c.Broadcast(bufs[i], 0)
+		}()
+	}
+	time.Sleep(50 * time.Millisecond) // the waiter is in poll
+	for range 10 {
+		if err := syscall.Tgkill(syscall.Getpid(), tid, syscall.SIGURG); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	wg.Wait()
+	if errs[0] != nil || errs[1] != nil || bufs[1][0] != 42 {
+		t.Fatalf("broadcast under SIGURG: root %v, waiter %v, got %d", errs[0], errs[1], bufs[1][0])
 	}
 }

@@ -83,10 +83,34 @@ func rowParseError(file string, line int64, err error) error {
 }
 
 // EachLogRow streams a log with a policy in every row, chosen by its
-// name's extension: .jsonl and .jsonl.gz (ReadJSONLog), .parquet
-// (ReadParquetLog). n is the row's line (JSON lines) or 1-based row
-// (Parquet), as its errors name it.
+// files' extension: .jsonl and .jsonl.gz (ReadJSONLog), .parquet
+// (ReadParquetLog). The log may be many files (LogFiles: a list, a glob, a
+// folder of Parquet parts), read in order, every one a row log. n is the
+// row's line (JSON lines) or 1-based row (Parquet) in its file, as its
+// errors name it; an error fn returns naming the log as a whole names the
+// file instead.
 func EachLogRow(path string, fn func(n int64, r *LogRow) error) error {
+	files, err := LogFiles(path)
+	if err != nil {
+		return err
+	}
+	for _, file := range files {
+		err := eachFileRow(file, func(n int64, r *LogRow) error {
+			err := fn(n, r)
+			if pe, ok := err.(*ParseError); ok && pe.File == path && file != path {
+				pe.File = file
+			}
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// eachFileRow is EachLogRow on one file.
+func eachFileRow(path string, fn func(n int64, r *LogRow) error) error {
 	switch {
 	case strings.HasSuffix(path, ".parquet"):
 		return ReadParquetLog(path, func(n int64, r *LogRow) error {
@@ -98,12 +122,16 @@ func EachLogRow(path string, fn func(n int64, r *LogRow) error) error {
 	case strings.HasSuffix(path, ".jsonl"), strings.HasSuffix(path, ".jsonl.gz"):
 		return ReadJSONLog(path, fn)
 	}
-	return fmt.Errorf("%s: not a log with a policy per row (.jsonl, .jsonl.gz or .parquet)", path)
+	return fmt.Errorf("%s: not a log with a policy per row (.jsonl, .jsonl.gz or .parquet): a log of many files is of one format", path)
 }
 
 // IsRowLog reports whether path names a log with a policy in every row by
-// its extension (.jsonl, .jsonl.gz, .parquet), rather than a slate log.
+// its extension (.jsonl, .jsonl.gz, .parquet), rather than a slate log; a
+// log of many files (LogFiles) by its first file's.
 func IsRowLog(path string) bool {
+	if files, err := LogFiles(path); err == nil && len(files) > 0 {
+		path = files[0]
+	}
 	for _, ext := range []string{".jsonl", ".jsonl.gz", ".parquet"} {
 		if strings.HasSuffix(path, ext) {
 			return true

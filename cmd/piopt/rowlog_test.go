@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,5 +97,52 @@ func TestRowLogRowTargets(t *testing.T) {
 	}
 	if _, err := runCapture(t, "evaluate", "--logs", filepath.Join(targetsDir, "log.jsonl")); err == nil || !strings.Contains(err.Error(), "no row of the log carries a target") {
 		t.Errorf("no target: %v", err)
+	}
+}
+
+// A row log of many files (a folder of Parquet parts as DuckDB writes them,
+// a list or a glob of JSON-lines files) gives the one file's JSON; its
+// files are of one format, and an error in a later file names that file.
+func TestRowLogParts(t *testing.T) {
+	dir := t.TempDir()
+	lines := strings.SplitAfter(string(mustRead(t, filepath.Join(targetsDir, "log.jsonl"))), "\n")
+	a, b := filepath.Join(dir, "a.jsonl"), filepath.Join(dir, "b.jsonl")
+	if err := os.WriteFile(a, []byte(strings.Join(lines[:150], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(b, []byte(strings.Join(lines[150:], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	evaluate := func(logs string) ([]byte, error) {
+		out := filepath.Join(t.TempDir(), "est.json")
+		_, err := runCapture(t, "evaluate", "--logs", logs, "--target-scores", filepath.Join(targetsDir, "scores.txt"),
+			"--estimators", "pi,wpi,ips,wips", "--json", out)
+		if err != nil {
+			return nil, err
+		}
+		return withoutFileNames(t, out), nil
+	}
+	want, err := evaluate(filepath.Join(targetsDir, "log.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, logs := range []string{filepath.Join(targetsDir, "parts"), a + "," + b, filepath.Join(dir, "*.jsonl")} {
+		got, err := evaluate(logs)
+		if err != nil {
+			t.Fatalf("%s: %v", logs, err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s: JSON differs from log.jsonl's:\n%s\n%s", logs, got, want)
+		}
+	}
+	mixed := a + "," + filepath.Join(targetsDir, "log.txt")
+	if _, err := evaluate(mixed); err == nil || !strings.Contains(err.Error(), "log.txt: not a log with a policy per row") {
+		t.Errorf("a JSON-lines file then a TSV log: %v", err)
+	}
+	if err := os.WriteFile(b, []byte(strings.Join(lines[150:152], "")+`{"context": "101@a", "slate": ["D1"], "reward": "x"}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := evaluate(a + "," + b); err == nil || !strings.HasPrefix(err.Error(), b+":3:") {
+		t.Errorf("a bad row in the second file: %v, want it named %s:3", err, b)
 	}
 }

@@ -87,3 +87,37 @@ func TestRowLogRowTargets(t *testing.T) {
 		t.Errorf("no target: %v", err)
 	}
 }
+
+// impute reads a log with a policy per row as evaluate does: on the
+// JSON-lines twin it writes the TSV log's targets to the last bit (one
+// unit per context and policy, averaged per query over its contexts;
+// testdata/targets has two contexts of query 101), the header's policy=
+// aside, which names the file the logging policies came from.
+func TestImputeRowLogTwinOfTSV(t *testing.T) {
+	dir := t.TempDir()
+	var rows [2][]string
+	for i, log := range []string{"log.txt", "log.jsonl"} {
+		out := filepath.Join(dir, log+".targets")
+		_, err := runCapture(t, "impute", "--data", filepath.Join(targetsDir, "data.txt"), "--doc-ids", "comment", "--no-cache",
+			"--logs", filepath.Join(targetsDir, log), "--out", out)
+		if err != nil {
+			t.Fatalf("%s: %v", log, err)
+		}
+		lines := strings.Split(string(mustRead(t, out)), "\n")
+		if want := "policy=" + map[int]string{0: "policy.txt", 1: "log.jsonl"}[i]; !strings.Contains(lines[0], want) {
+			t.Errorf("%s: header %q lacks %s", log, lines[0], want)
+		}
+		rows[i] = lines[1:]
+	}
+	if len(rows[0]) < 90 || strings.Join(rows[0], "\n") != strings.Join(rows[1], "\n") {
+		t.Errorf("targets of log.jsonl differ from log.txt's (%d and %d rows)", len(rows[1]), len(rows[0]))
+	}
+	if !strings.Contains(rows[0][0], "101\tD1\t1\t") {
+		t.Errorf("first row %q, want query 101's D1 at slot 1", rows[0][0])
+	}
+	if _, err := runCapture(t, "impute", "--data", filepath.Join(targetsDir, "data.txt"), "--doc-ids", "comment", "--no-cache",
+		"--logs", filepath.Join(targetsDir, "log.jsonl"), "--logging", "uniform", "--out", filepath.Join(dir, "x")); err == nil ||
+		!strings.Contains(err.Error(), "--logging: a log with a policy per row gives the logging policy in its rows") {
+		t.Errorf("--logging with a row log: %v", err)
+	}
+}

@@ -134,7 +134,7 @@ func Targets(ctx context.Context, st *impute.Stats, gammas *impute.GammaCache, h
 // statistics, checking its header against cfg.Setup (which defaults to the
 // header's values), and returns them with the logging policy's Γ cache.
 func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, error) {
-	lr, setup, _, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
+	lr, setup, err := openImputeLog(cfg, ds)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -161,6 +161,25 @@ func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*imp
 		h["policy"] = filepath.Base(setup.Policy.Name)
 	}
 	return st, gammas, h, nil
+}
+
+// openImputeLog opens impute's log on ds: a slate log (policy.OpenLog), or
+// a log with a policy per row, whose units (one per context and policy)
+// become a policy file's contexts, as evaluate reads it.
+func openImputeLog(cfg ImputeConfig, ds *data.Dataset) (*data.LogReader, policy.Setup, error) {
+	if !data.IsRowLog(cfg.Logs) {
+		lr, setup, _, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
+		return lr, setup, err
+	}
+	if err := rowLogFlags(cfg.Setup); err != nil {
+		return nil, policy.Setup{}, err
+	}
+	rl, setup, err := scanRowLog(ds, cfg.Logs, cfg.Setup)
+	if err != nil {
+		return nil, policy.Setup{}, err
+	}
+	lr, err := rl.Open()
+	return lr, setup, err
 }
 
 // checkStated refuses a metric-convention flag given with a log that the

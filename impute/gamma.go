@@ -1,10 +1,12 @@
 package impute
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -704,31 +706,56 @@ func (gc *GammaCache) compute(e *gammaEntry, byDist bool, dist func() (*Dist, er
 }
 
 // All returns every Γ computed so far, ordered by (m, ℓ) and then by
-// content, for diagnostics.
+// content, for diagnostics (a released Γ as its summary, see Release).
 func (gc *GammaCache) All() []*Gamma {
+	type keyed struct {
+		g   *Gamma
+		key string
+	}
 	gc.mu.Lock()
-	defer gc.mu.Unlock()
-	var out []*Gamma
-	keys := map[*Gamma]string{}
+	all := make([]keyed, 0, len(gc.byK)+len(gc.byKey))
 	for _, e := range gc.byK {
 		if e.ready && e.g != nil {
-			out = append(out, e.g)
+			all = append(all, keyed{g: e.g})
 		}
 	}
 	for k, e := range gc.byKey {
 		if e.ready && e.g != nil {
-			out = append(out, e.g)
-			keys[e.g] = k
+			all = append(all, keyed{e.g, k})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].m != out[j].m {
-			return out[i].m < out[j].m
+	gc.mu.Unlock()
+	slices.SortFunc(all, func(a, b keyed) int {
+		if c := cmp.Compare(a.g.m, b.g.m); c != 0 {
+			return c
 		}
-		if out[i].l != out[j].l {
-			return out[i].l < out[j].l
+		if c := cmp.Compare(a.g.l, b.g.l); c != 0 {
+			return c
 		}
-		return keys[out[i]] < keys[out[j]]
+		return strings.Compare(a.key, b.key)
 	})
+	out := make([]*Gamma, len(all))
+	for i, k := range all {
+		out[i] = k.g
+	}
 	return out
+}
+
+// Count returns how many distinct Γ were computed so far: len(All()),
+// without sorting them.
+func (gc *GammaCache) Count() int {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	n := 0
+	for _, e := range gc.byK {
+		if e.ready && e.g != nil {
+			n++
+		}
+	}
+	for _, e := range gc.byKey {
+		if e.ready && e.g != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -352,7 +352,7 @@ func (p *Plan) Spectra() []GammaInfo {
 }
 
 // GammaCount returns the number of distinct Γ the plan used.
-func (p *Plan) GammaCount() int { return len(p.Gammas.All()) }
+func (p *Plan) GammaCount() int { return p.Gammas.Count() }
 
 // gammaInfo describes g, computing its spectrum if not yet known.
 func gammaInfo(g *impute.Gamma) GammaInfo {

@@ -304,20 +304,30 @@ func (p *jsonParser) array(field string, each func(i int) error) error {
 
 func (p *jsonParser) strList(field string, dst []string) ([]string, error) {
 	err := p.array(field, func(i int) error {
-		s, err := p.str(field + "[" + strconv.Itoa(i) + "]")
+		s, err := p.str(field)
 		dst = append(dst, s)
-		return err
+		return atElem(err, i)
 	})
 	return dst, err
 }
 
 func (p *jsonParser) numList(field string, dst []float64) ([]float64, error) {
 	err := p.array(field, func(i int) error {
-		x, err := p.num(field + "[" + strconv.Itoa(i) + "]")
+		x, err := p.num(field)
 		dst = append(dst, x)
-		return err
+		return atElem(err, i)
 	})
 	return dst, err
+}
+
+// atElem names element i of the list in a decoding error at the list's
+// field (the name is built only on error: a row's lists have hundreds of
+// elements).
+func atElem(err error, i int) error {
+	if e, ok := err.(*jsonErr); ok {
+		e.field = elem(e.field, i)
+	}
+	return err
 }
 
 // str reads a JSON string.

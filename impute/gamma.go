@@ -1,11 +1,14 @@
 package impute
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"sort"
+	"slices"
+	"strings"
 	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -85,6 +88,14 @@ type Gamma struct {
 	// and of G (ℓC-vectors), for Coverage.
 	nullM [][][]float64
 	nullG [][]float64
+
+	// released: a summary left in the cache once every context of this
+	// content released Γ (GammaCache.Release): shape, moments' accuracy,
+	// solver, rank and bound, the spectrum if it was computed (else opt
+	// rebuilds Γ to compute it); Γ† can no longer be applied.
+	released bool
+	opt      *GammaOptions
+	specDone atomic.Bool // the fast path's spectrum is computed
 }
 
 // Spectrum describes Γ's conditioning: what the pseudoinverse kept.
@@ -318,8 +329,12 @@ func (g *Gamma) L() int { return g.l }
 // Spectrum returns the eigenvalue summary of Γ. On the fast path (see
 // fastgamma.go) it is computed on the first call, by eigendecomposition.
 func (g *Gamma) Spectrum() Spectrum {
-	if g.fast != nil {
+	switch {
+	case g.released:
+		g.fastInfo.once.Do(g.rebuiltSpectrum)
+	case g.fast != nil:
 		g.fastInfo.once.Do(g.fastSpectrum)
+		g.specDone.Store(true)
 	}
 	return g.spec
 }
@@ -359,6 +374,7 @@ func (g *Gamma) marginal(j, a int) float64 {
 // Marginals returns q_μ, the ℓm vector of P(s_j = a), in dst (allocated
 // when too short).
 func (g *Gamma) Marginals(dst []float64) []float64 {
+	g.mustLive()
 	dst = resize(dst, g.l*g.m)
 	for j := range g.l {
 		for c := range g.nc {
@@ -401,6 +417,7 @@ func (g *Gamma) mulVec(dst, v []float64) {
 }
 
 func (g *Gamma) check(dst, v []float64) {
+	g.mustLive()
 	if len(dst) != g.l*g.m || len(v) != g.l*g.m {
 		panic(fmt.Sprintf("impute: Γ of ℓm = %d applied to vectors of length %d, %d", g.l*g.m, len(v), len(dst)))
 	}
@@ -518,6 +535,7 @@ func (g *Gamma) closedPinv(dst, v []float64) {
 // per-context term of σ² in the deviation bound; ρ needs the range of
 // 1_sᵀΓ†q_π over slates, which SlateSolver.Exact gives). O(ℓ²).
 func (g *Gamma) SlateForm(s1, s2 []int32) float64 {
+	g.mustLive()
 	if len(s1) != g.l || len(s2) != g.l {
 		panic(fmt.Sprintf("impute: SlateForm of slates of length %d, %d; Γ has ℓ = %d", len(s1), len(s2), g.l))
 	}
@@ -591,8 +609,11 @@ func Indicator(dst []float64, m int, s []int32) []float64 {
 // (m candidates, ℓ slots); for per-context policies (a policy file, or
 // Plackett–Luce on a rank source's scores) once per distinct content
 // (Dist.key), so a million contexts sharing a few policies cost a few
-// pseudoinverses. It is safe for concurrent use; concurrent requests for
-// one entry compute it once.
+// pseudoinverses. A per-context cache drops a Γ once every context of its
+// content has released it (Release), keeping a summary for reports: a
+// log with a policy per impression never holds every Γ at once. It is
+// safe for concurrent use; concurrent requests for one entry compute it
+// once.
 type GammaCache struct {
 	lg    Logging
 	opt   GammaOptions
@@ -600,13 +621,21 @@ type GammaCache struct {
 	mu    sync.Mutex
 	byK   map[[2]int]*gammaEntry
 	byKey map[string]*gammaEntry
+	// ctxEnt is every context's entry of a per-context cache, built on
+	// first use (indexContexts), with each entry's number of contexts.
+	ctxOnce sync.Once
+	ctxEnt  []*gammaEntry
 }
 
 type gammaEntry struct {
-	once  sync.Once
+	mu    sync.Mutex // held while g is computed
 	g     *Gamma
 	err   error
 	ready bool // set under GammaCache.mu once g and err are final
+	// uses is the number of contexts of this content (per-context
+	// caches), left how many of them have not released g since it was
+	// computed; g is released (a summary) when left reaches 0.
+	uses, left int32
 }
 
 // NewGammaCache returns an empty cache for lg.
@@ -637,7 +666,9 @@ func (gc *GammaCache) Dist(q int) *Dist {
 	return gc.dists[q]
 }
 
-// Query returns Γ of context q, which has m candidates and l slots.
+// Query returns Γ of context q, which has m candidates and l slots. On a
+// per-context cache, Γ released by every context of its content is
+// computed again (the same bits).
 func (gc *GammaCache) Query(q, m, l int) (*Gamma, error) {
 	if gc.dists == nil {
 		return gc.get(m, l)
@@ -646,7 +677,8 @@ func (gc *GammaCache) Query(q, m, l int) (*Gamma, error) {
 	if d.m != m || d.l != l {
 		return nil, fmt.Errorf("impute: context %d has a policy over %d slots of %d candidates, not %d of %d", q, d.l, d.m, l, m)
 	}
-	return gc.forDist(d)
+	gc.ctxOnce.Do(gc.indexContexts)
+	return gc.compute(gc.ctxEnt[q], true, func() (*Dist, error) { return d, nil })
 }
 
 // get returns Γ for m candidates and l ≤ m slots of the cache's policy.
@@ -659,75 +691,92 @@ func (gc *GammaCache) get(m, l int) (*Gamma, error) {
 		gc.byK[key] = e
 	}
 	gc.mu.Unlock()
-	gc.compute(e, false, func() (*Dist, error) { return gc.lg.Dist(m, l) })
-	return e.g, e.err
+	return gc.compute(e, false, func() (*Dist, error) { return gc.lg.Dist(m, l) })
 }
 
-// forDist returns Γ of the distribution d, shared by every distribution of
-// equal content.
-func (gc *GammaCache) forDist(d *Dist) (*Gamma, error) {
-	key := d.key()
+// compute returns e's Γ, computing it when not yet computed or released.
+// Γ of a per-context distribution (byDist, every context of a per-context
+// cache) takes the fast path (newFastGamma); Γ of a named policy's shape
+// keeps the eigendecomposition, its outputs unchanged.
+func (gc *GammaCache) compute(e *gammaEntry, byDist bool, dist func() (*Dist, error)) (*Gamma, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
 	gc.mu.Lock()
-	e := gc.byKey[key]
-	if e == nil {
-		e = &gammaEntry{}
-		gc.byKey[key] = e
-	}
+	old, err, ready := e.g, e.err, e.ready
 	gc.mu.Unlock()
-	gc.compute(e, true, func() (*Dist, error) { return d, nil })
-	return e.g, e.err
-}
-
-// compute fills e once. Γ of a per-context distribution (byDist: ForDist,
-// hence every context of a per-context cache) takes the fast path
-// (newFastGamma); Γ of a named policy's shape keeps the eigendecomposition,
-// its outputs unchanged.
-func (gc *GammaCache) compute(e *gammaEntry, byDist bool, dist func() (*Dist, error)) {
-	e.once.Do(func() {
-		defer func() {
-			gc.mu.Lock()
-			e.ready = true
-			gc.mu.Unlock()
-		}()
-		d, err := dist()
-		if err != nil {
-			e.err = err
-			return
-		}
-		if byDist {
-			e.g, e.err = newFastGamma(d, gc.opt)
-			return
-		}
-		e.g, e.err = NewGamma(d, gc.opt)
-	})
+	if ready && (old == nil || !old.released) {
+		return old, err
+	}
+	var g *Gamma
+	d, err := dist()
+	switch {
+	case err != nil:
+	case byDist:
+		g, err = newFastGamma(d, gc.opt)
+	default:
+		g, err = NewGamma(d, gc.opt)
+	}
+	if old != nil && g != nil && g.fast != nil {
+		// The bound of Γ† as applied so far, over every computation.
+		g.fastInfo.noteBound(old.SolveBound())
+	}
+	gc.mu.Lock()
+	e.g, e.err, e.ready, e.left = g, err, true, e.uses
+	gc.mu.Unlock()
+	return g, err
 }
 
 // All returns every Γ computed so far, ordered by (m, ℓ) and then by
-// content, for diagnostics.
+// content, for diagnostics (a released Γ as its summary, see Release).
 func (gc *GammaCache) All() []*Gamma {
+	type keyed struct {
+		g   *Gamma
+		key string
+	}
 	gc.mu.Lock()
-	defer gc.mu.Unlock()
-	var out []*Gamma
-	keys := map[*Gamma]string{}
+	all := make([]keyed, 0, len(gc.byK)+len(gc.byKey))
 	for _, e := range gc.byK {
 		if e.ready && e.g != nil {
-			out = append(out, e.g)
+			all = append(all, keyed{g: e.g})
 		}
 	}
 	for k, e := range gc.byKey {
 		if e.ready && e.g != nil {
-			out = append(out, e.g)
-			keys[e.g] = k
+			all = append(all, keyed{e.g, k})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].m != out[j].m {
-			return out[i].m < out[j].m
+	gc.mu.Unlock()
+	slices.SortFunc(all, func(a, b keyed) int {
+		if c := cmp.Compare(a.g.m, b.g.m); c != 0 {
+			return c
 		}
-		if out[i].l != out[j].l {
-			return out[i].l < out[j].l
+		if c := cmp.Compare(a.g.l, b.g.l); c != 0 {
+			return c
 		}
-		return keys[out[i]] < keys[out[j]]
+		return strings.Compare(a.key, b.key)
 	})
+	out := make([]*Gamma, len(all))
+	for i, k := range all {
+		out[i] = k.g
+	}
 	return out
+}
+
+// Count returns how many distinct Γ were computed so far: len(All()),
+// without sorting them.
+func (gc *GammaCache) Count() int {
+	gc.mu.Lock()
+	defer gc.mu.Unlock()
+	n := 0
+	for _, e := range gc.byK {
+		if e.ready && e.g != nil {
+			n++
+		}
+	}
+	for _, e := range gc.byKey {
+		if e.ready && e.g != nil {
+			n++
+		}
+	}
+	return n
 }

@@ -46,7 +46,7 @@ func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 			return nil
 		}
 		m, lx := c.Size(q), c.Slots(q, st.slots)
-		if err := st.phi(gammas, q, sc); err != nil {
+		if _, err := st.phi(gammas, q, sc); err != nil {
 			return err
 		}
 		weight := float64(st.count[q])
@@ -62,8 +62,9 @@ func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 	return t, nil
 }
 
-// phi sets sc.phi to φ̄_x = Γ†(S_x/n_x) of unit q (logged at least once).
-func (st *Stats) phi(gammas *GammaCache, q int, sc *targetScratch) error {
+// phi sets sc.phi to φ̄_x = Γ†(S_x/n_x) of unit q (logged at least once)
+// and returns Γ.
+func (st *Stats) phi(gammas *GammaCache, q int, sc *targetScratch) (*Gamma, error) {
 	c := st.cands
 	m, lx := c.Size(q), c.Slots(q, st.slots)
 	g, err := gammas.Query(q, m, lx)
@@ -72,7 +73,7 @@ func (st *Stats) phi(gammas *GammaCache, q int, sc *targetScratch) error {
 		if c.PerContext() {
 			unit = "context"
 		}
-		return fmt.Errorf("%s %q: %w", unit, c.Name(q), err)
+		return nil, fmt.Errorf("%s %q: %w", unit, c.Name(q), err)
 	}
 	n := float64(st.count[q])
 	sc.theta, sc.phi = resize(sc.theta, lx*m), resize(sc.phi, lx*m)
@@ -80,7 +81,7 @@ func (st *Stats) phi(gammas *GammaCache, q int, sc *targetScratch) error {
 		sc.theta[i] = s / n
 	}
 	g.PinvMulVec(sc.phi, sc.theta)
-	return nil
+	return g, nil
 }
 
 // targetScratch is one worker's θ̂_x and φ̂_x, reused across queries.
@@ -153,9 +154,14 @@ func contextTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 		if st.count[q] == 0 {
 			return nil
 		}
-		if err := st.phi(gammas, q, sc); err != nil {
+		g, err := st.phi(gammas, q, sc)
+		if err != nil {
 			return err
 		}
+		// The report names the worst conditioned Γ: its spectrum is
+		// computed while Γ is at hand, then Γ is released.
+		g.Spectrum()
+		gammas.Release(q)
 		copy(phi[st.off[q]:st.off[q+1]], sc.phi)
 		return nil
 	})

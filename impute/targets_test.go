@@ -10,7 +10,6 @@ import (
 // as if Γ could not be computed for it.
 func failShape(gc *GammaCache, m, l int) {
 	e := &gammaEntry{err: fmt.Errorf("shape %d×%d fails", m, l), ready: true}
-	e.once.Do(func() {})
 	gc.byK[[2]int{m, l}] = e
 }
 

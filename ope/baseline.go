@@ -219,6 +219,7 @@ func (p *Plan) PhiTargets(ctx context.Context, q, s []int32, r []float32) (*PhiT
 		}
 		t.Phi[x] = make([]float64, lx*m)
 		g.PinvMulVec(t.Phi[x], theta)
+		p.Gammas.Release(x)
 		t.Count[x] = n
 		return nil
 	})

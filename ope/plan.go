@@ -77,27 +77,96 @@ type queryPlan struct {
 // distribution's listed slates it is a maximum over that list. ρ is
 // therefore exact, not a bound.
 func Prepare(ctx context.Context, s Setup) (*Plan, error) {
-	c, t := s.Candidates, s.Target
-	if c == nil || s.Gammas == nil || t == nil {
-		return nil, fmt.Errorf("offpolicy: setup needs candidates, Γ cache and target")
-	}
-	if t.slots != s.Slots {
-		return nil, fmt.Errorf("offpolicy: target %s has %d slots, setup %d", t.Name(), t.slots, s.Slots)
-	}
-	nq := c.NumQueries()
-	p := &Plan{Setup: s, queries: make([]queryPlan, nq)}
-	// Every query writes only its own plan, and the plans are reduced in
-	// query order below: the plan does not depend on the number of threads
-	// (the solver's scratch carries nothing from one query to the next).
-	err := parallel.For(ctx, nq, s.Threads, newPrepareScratch, func(sc *prepareScratch, q int) error {
-		if err := p.prepareQuery(q, &sc.solver, &sc.buf); err != nil {
-			return fmt.Errorf("offpolicy: query %q: %w", c.Name(q), err)
-		}
-		return nil
-	})
+	plans, _, err := PrepareTargets(ctx, s, []*Target{s.Target})
 	if err != nil {
 		return nil, err
 	}
+	return plans[0], nil
+}
+
+// PrepareTargets computes the plans of several targets over one setup
+// (s.Target is ignored), as Prepare computes each: every context's Γ is
+// computed once for all of them, then released (impute.GammaCache.Release),
+// so that a log with a policy per impression never holds every Γ at once;
+// a plan keeps per context only its vectors and scalars. On error, failed
+// is the target it belongs to: the first target that fails, at its lowest
+// failing query, as Prepare of each in turn reports.
+func PrepareTargets(ctx context.Context, s Setup, targets []*Target) (plans []*Plan, failed int, err error) {
+	c := s.Candidates
+	if c == nil || s.Gammas == nil || len(targets) == 0 || slices.Contains(targets, nil) {
+		return nil, 0, fmt.Errorf("offpolicy: setup needs candidates, Γ cache and target")
+	}
+	plans = make([]*Plan, len(targets))
+	for i, t := range targets {
+		if t.slots != s.Slots {
+			return nil, i, fmt.Errorf("offpolicy: target %s has %d slots, setup %d", t.Name(), t.slots, s.Slots)
+		}
+		ps := s
+		ps.Target = t
+		plans[i] = &Plan{Setup: ps, queries: make([]queryPlan, c.NumQueries())}
+	}
+	errs := newQueryErrors(len(targets))
+	// Every query writes only its own plans, and the plans are reduced in
+	// query order below: the plans do not depend on the number of threads
+	// (the solver's scratch carries nothing from one query to the next).
+	err = parallel.For(ctx, c.NumQueries(), s.Threads, newPrepareScratch, func(sc *prepareScratch, q int) error {
+		g, err := s.Gammas.Query(q, c.Size(q), c.Slots(q, s.Slots))
+		if err != nil {
+			errs.note(0, q, err)
+			return nil
+		}
+		for i, p := range plans {
+			if err := p.prepareQuery(q, g, &sc.solver, &sc.buf); err != nil {
+				errs.note(i, q, err)
+			}
+		}
+		s.Gammas.Release(q)
+		return nil
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	if i, q, err := errs.first(); err != nil {
+		return nil, i, fmt.Errorf("offpolicy: query %q: %w", c.Name(q), err)
+	}
+	for _, p := range plans {
+		p.reduce()
+	}
+	return plans, 0, nil
+}
+
+// queryErrors keeps each target's error at its lowest query.
+type queryErrors struct {
+	mu    sync.Mutex
+	query []int
+	err   []error
+}
+
+func newQueryErrors(n int) *queryErrors {
+	return &queryErrors{query: make([]int, n), err: make([]error, n)}
+}
+
+func (e *queryErrors) note(i, q int, err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.err[i] == nil || q < e.query[i] {
+		e.query[i], e.err[i] = q, err
+	}
+}
+
+// first returns the error of the first target that has one.
+func (e *queryErrors) first() (int, int, error) {
+	for i, err := range e.err {
+		if err != nil {
+			return i, e.query[i], err
+		}
+	}
+	return 0, 0, nil
+}
+
+// reduce sums the per-query terms, in query order.
+func (p *Plan) reduce() {
+	t, nq := p.Target, len(p.queries)
 	p.WeightLo, p.WeightHi = math.Inf(1), math.Inf(-1)
 	p.IPSSigma2, p.IPSMax, p.TrueValue = math.NaN(), math.NaN(), math.NaN()
 	var sigma2, ipsSigma2, ipsMax, value float64
@@ -114,11 +183,10 @@ func Prepare(ctx context.Context, s Setup) (*Plan, error) {
 	p.Sigma2 = sigma2 / float64(nq)
 	if t.Deterministic() {
 		p.IPSSigma2, p.IPSMax = ipsSigma2/float64(nq), ipsMax
-		if s.Scorer != nil {
+		if p.Scorer != nil {
 			p.TrueValue = value / float64(nq)
 		}
 	}
-	return p, nil
 }
 
 // prepareScratch is one Prepare worker's reusable state.
@@ -129,13 +197,9 @@ type prepareScratch struct {
 
 func newPrepareScratch() *prepareScratch { return new(prepareScratch) }
 
-func (p *Plan) prepareQuery(q int, solver *impute.SlateSolver, scratch *[]float64) error {
+func (p *Plan) prepareQuery(q int, g *impute.Gamma, solver *impute.SlateSolver, scratch *[]float64) error {
 	c, t := p.Candidates, p.Target
 	m, l := c.Size(q), c.Slots(q, p.Slots)
-	g, err := p.Gammas.Query(q, m, l)
-	if err != nil {
-		return err
-	}
 	qp := &p.queries[q]
 	qp.m, qp.l, qp.dist = m, l, g.Dist()
 	qp.g = make([]float64, l*m)
@@ -288,7 +352,7 @@ func (p *Plan) Spectra() []GammaInfo {
 }
 
 // GammaCount returns the number of distinct Γ the plan used.
-func (p *Plan) GammaCount() int { return len(p.Gammas.All()) }
+func (p *Plan) GammaCount() int { return p.Gammas.Count() }
 
 // gammaInfo describes g, computing its spectrum if not yet known.
 func gammaInfo(g *impute.Gamma) GammaInfo {

@@ -19,7 +19,7 @@ func simulateCommand() *cli.Command {
 		&cli.StringFlag{Name: "policy-out", Usage: "also write the policy `FILE` of what was logged (one context per query), which impute and evaluate read with --policy"},
 		&cli.Int64Flag{Name: "samples", Required: true, Usage: "number `N` of logged impressions"},
 		&cli.Uint64Flag{Name: "seed", Value: 1, Usage: "random `SEED`; the same seed gives the same bytes"},
-		&cli.StringFlag{Name: "out", Required: true, Usage: "slate log `FILE` to write"},
+		&cli.StringFlag{Name: "out", Required: true, Usage: "slate log `FILE` to write; .jsonl or .jsonl.gz: JSON lines, each row with its context's logging policy"},
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` (feature:K, model:PATH, tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1]) ordering each query's docs for pa and --candidates"},
 		&cli.IntFlag{Name: "candidates", Usage: "keep each query's top `M` docs (by --candidates-by, else --rank-by, else by position) as candidates; 0 keeps all"},
 		&cli.StringFlag{Name: "candidates-by", Usage: candidatesByUsage},

@@ -148,7 +148,7 @@ func Targets(ctx context.Context, st *impute.Stats, gammas *impute.GammaCache, h
 // The policy file's hash is returned too ("" without one). A shard
 // (cfg.Shard) reads only its contexts' records.
 func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, string, error) {
-	lr, setup, _, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
+	lr, setup, err := openImputeLog(cfg, ds)
 	if err != nil {
 		return nil, nil, nil, "", err
 	}
@@ -178,6 +178,25 @@ func statsFromLog(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*imp
 		hash = setup.Policy.Hash
 	}
 	return st, gammas, h, hash, nil
+}
+
+// openImputeLog opens impute's log on ds: a slate log (policy.OpenLog), or
+// a log with a policy per row, whose units (one per context and policy)
+// become a policy file's contexts, as evaluate reads it.
+func openImputeLog(cfg ImputeConfig, ds *data.Dataset) (*data.LogReader, policy.Setup, error) {
+	if !data.IsRowLog(cfg.Logs) {
+		lr, setup, _, err := policy.OpenLog(cfg.Logs, ds, cfg.Setup)
+		return lr, setup, err
+	}
+	if err := rowLogFlags(cfg.Setup); err != nil {
+		return nil, policy.Setup{}, err
+	}
+	rl, setup, err := scanRowLog(ds, cfg.Logs, cfg.Setup)
+	if err != nil {
+		return nil, policy.Setup{}, err
+	}
+	lr, err := rl.Open()
+	return lr, setup, err
 }
 
 // checkStated refuses a metric-convention flag given with a log that the

@@ -55,7 +55,8 @@ type Plans struct {
 
 // BuildPlans builds the logging setup's candidates and Γ cache on ds, then
 // every target over those candidates, then every target's plan (Γ† q_π per
-// context), so that a target that fails does so before any Γ is solved.
+// context, each Γ computed once for every target and released after), so
+// that a target that fails does so before any Γ is solved.
 func BuildPlans(ctx context.Context, ds *data.Dataset, cfg PlanConfig) (*Plans, error) {
 	t0 := time.Now()
 	cands, gammas, err := cfg.Setup.Policies(ctx, ds, cfg.Policy, impute.GammaOptions{Seed: cfg.Seed})
@@ -68,21 +69,20 @@ func BuildPlans(ctx context.Context, ds *data.Dataset, cfg PlanConfig) (*Plans, 
 			return nil, cfg.label(i, err)
 		}
 	}
-	out := &Plans{Candidates: cands, Gammas: gammas, Plans: make([]*ope.Plan, len(targets)), PolicyTime: time.Since(t0)}
+	out := &Plans{Candidates: cands, Gammas: gammas, PolicyTime: time.Since(t0)}
 	t0 = time.Now()
 	setup := ope.Setup{Candidates: cands, Gammas: gammas, Slots: cfg.Setup.Slots, Threads: cfg.Threads}
 	if cfg.Metric != nil {
 		setup.Scorer = eval.NewScorer(*cfg.Metric, cands.Labels(), cands.Offsets())
 	}
-	for i, t := range targets {
-		setup.Target = t
-		if out.Plans[i], err = ope.Prepare(ctx, setup); err != nil {
-			if cfg.LabelPrepare {
-				err = cfg.label(i, err)
-			}
-			return nil, err
+	plans, failed, err := ope.PrepareTargets(ctx, setup, targets)
+	if err != nil {
+		if cfg.LabelPrepare {
+			err = cfg.label(failed, err)
 		}
+		return nil, err
 	}
+	out.Plans = plans
 	out.PrepareTime = time.Since(t0)
 	return out, nil
 }

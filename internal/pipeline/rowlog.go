@@ -24,13 +24,8 @@ import (
 // file's (--policy, for rows without a policy), else the longest slate.
 // The flags of a named logging policy are refused: the rows give it.
 func openRowLog(ctx context.Context, dataPath string, ro data.ReadOptions, logs string, f policy.Flags, w io.Writer) (*data.RowLog, policy.Setup, error) {
-	for _, kv := range []struct {
-		set  bool
-		name string
-	}{{f.LoggingSet, "logging"}, {f.RankBySet, "rank-by"}, {f.CandidatesSet, "candidates"}, {f.CandidatesBySet, "candidates-by"}} {
-		if kv.set {
-			return nil, policy.Setup{}, fmt.Errorf("--%s: a log with a policy per row gives the logging policy in its rows (or --policy FILE for rows without one); leave --%s out", kv.name, kv.name)
-		}
+	if err := rowLogFlags(f); err != nil {
+		return nil, policy.Setup{}, err
 	}
 	var ds *data.Dataset
 	if dataPath != "" {
@@ -39,6 +34,26 @@ func openRowLog(ctx context.Context, dataPath string, ro data.ReadOptions, logs 
 			return nil, policy.Setup{}, err
 		}
 	}
+	return scanRowLog(ds, logs, f)
+}
+
+// rowLogFlags refuses the flags of a named logging policy with a log
+// whose rows give it.
+func rowLogFlags(f policy.Flags) error {
+	for _, kv := range []struct {
+		set  bool
+		name string
+	}{{f.LoggingSet, "logging"}, {f.RankBySet, "rank-by"}, {f.CandidatesSet, "candidates"}, {f.CandidatesBySet, "candidates-by"}} {
+		if kv.set {
+			return fmt.Errorf("--%s: a log with a policy per row gives the logging policy in its rows (or --policy FILE for rows without one); leave --%s out", kv.name, kv.name)
+		}
+	}
+	return nil
+}
+
+// scanRowLog is openRowLog's first pass on the dataset ds (nil: the names
+// the rows use).
+func scanRowLog(ds *data.Dataset, logs string, f policy.Flags) (*data.RowLog, policy.Setup, error) {
 	slots := 0
 	if f.SlotsSet {
 		slots = f.Slots

@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"compress/gzip"
 	"context"
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
@@ -90,7 +92,11 @@ func Simulate(ctx context.Context, cfg SimulateConfig) (*SimulateResult, error) 
 		header["policy"] = filepath.Base(po)
 		header[data.PolicyHashKey] = sum.Sum()
 	}
-	sum, err := writeLog(ctx, cfg, ds, sim, header)
+	write := writeLog
+	if data.IsRowLog(cfg.Out) {
+		write = writeRowLog(spec.Setup.PolicyEntries(sim.Candidates, gammas))
+	}
+	sum, err := write(ctx, cfg, ds, sim, header)
 	if err != nil {
 		return nil, err
 	}
@@ -110,11 +116,24 @@ func writeLog(ctx context.Context, cfg SimulateConfig, ds *data.Dataset, sim *im
 	if err != nil {
 		return 0, err
 	}
+	sum, err := simulateRows(ctx, cfg, sim, func(q int, docs []int32, r float64) error {
+		return lw.Write(ds.QIDs[q], q, docs, r)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return sum, f.Commit()
+}
+
+// simulateRows runs sim for cfg.Samples impressions, handing each to write
+// (context q, the slate's document positions, the reward), and returns
+// the sum of the rewards.
+func simulateRows(ctx context.Context, cfg SimulateConfig, sim *impute.Simulation, write func(q int, docs []int32, r float64) error) (float64, error) {
 	cands := sim.Candidates
 	bar := progress.New(cfg.Progress, "simulate", cfg.Samples, "samples")
 	docs := make([]int32, sim.Slots)
 	sum, done := 0.0, int64(0)
-	err = sim.Run(ctx, cfg.Samples, func(q int, slate []int32, r float64) error {
+	err := sim.Run(ctx, cfg.Samples, func(q int, slate []int32, r float64) error {
 		cd := cands.Docs(q)
 		d := docs[:len(slate)]
 		for j, a := range slate {
@@ -124,13 +143,47 @@ func writeLog(ctx context.Context, cfg SimulateConfig, ds *data.Dataset, sim *im
 		if done++; done&1023 == 0 {
 			bar.Add(1024)
 		}
-		return lw.Write(ds.QIDs[q], q, d, r)
+		return write(q, d, r)
 	})
 	bar.Done()
 	if err != nil {
 		return 0, fmt.Errorf("simulate: %w", err)
 	}
-	return sum, f.Commit()
+	return sum, nil
+}
+
+// writeRowLog is writeLog for a log with a policy in every row (Out ends
+// in .jsonl or .jsonl.gz): each impression carries its context's logging
+// policy, entries[q] (what --policy-out writes); the header has no place
+// there.
+func writeRowLog(entries []data.PolicyEntry) func(context.Context, SimulateConfig, *data.Dataset, *impute.Simulation, data.Header) (float64, error) {
+	return func(ctx context.Context, cfg SimulateConfig, ds *data.Dataset, sim *impute.Simulation, _ data.Header) (float64, error) {
+		if strings.HasSuffix(cfg.Out, ".parquet") {
+			return 0, fmt.Errorf("--out %s: simulate writes JSON lines (.jsonl, .jsonl.gz), not Parquet", cfg.Out)
+		}
+		f, err := atomicfile.Create(cfg.Out)
+		if err != nil {
+			return 0, err
+		}
+		defer f.Abort()
+		var w io.Writer = f
+		var zw *gzip.Writer
+		if strings.HasSuffix(cfg.Out, ".gz") {
+			zw = gzip.NewWriter(f)
+			w = zw
+		}
+		jw := data.NewJSONLogWriter(w, ds, entries)
+		sum, err := simulateRows(ctx, cfg, sim, func(q int, docs []int32, r float64) error { return jw.Write(q, docs, r) })
+		if err != nil {
+			return 0, err
+		}
+		if zw != nil {
+			if err := zw.Close(); err != nil {
+				return 0, err
+			}
+		}
+		return sum, f.Commit()
+	}
 }
 
 // SimulationSpec is a simulated log: the logging setup, the reward metric,

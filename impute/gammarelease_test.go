@@ -98,3 +98,33 @@ func TestGammaCacheRelease(t *testing.T) {
 		t.Errorf("bound %g after recomputing, below %g before", g.SolveBound(), live.SolveBound())
 	}
 }
+
+// A released Γ of a tiered Plackett–Luce logger (weights hundreds of τ
+// apart) reports the structural rank the live one does: the tiers' class
+// sizes stay in the summary (a merge of the release and the tiers once
+// dropped them and panicked).
+func TestGammaReleaseTiered(t *testing.T) {
+	scores := []float64{0, -3, -1000, -1001, -1500, -2000}
+	l := 4
+	d, err := mustLogging(t, "pl:1").ScoredDist(scores, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.tier == nil {
+		t.Fatal("no tiers: the test needs weights that underflow")
+	}
+	gc := NewContextGammas([]*Dist{d}, GammaOptions{})
+	g, err := gc.Query(0, len(scores), l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := g.StructuralRank()
+	gc.Release(0)
+	all := gc.All()
+	if len(all) != 1 {
+		t.Fatalf("%d Γ listed, want 1", len(all))
+	}
+	if got := all[0].StructuralRank(); got != want || want != tieredRank(d.classSizes(), d.tier, l) {
+		t.Errorf("released Γ's structural rank %d, live %d, tieredRank %d", got, want, tieredRank(d.classSizes(), d.tier, l))
+	}
+}

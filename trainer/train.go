@@ -164,15 +164,8 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 // histograms of all workers each round, and Root's validation decides the
 // best round and early stopping for all (see Job).
 func TrainJob(ctx context.Context, job *Job, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
-	if err := checkInputs(train, valid, p, job.validated(valid)); err != nil {
+	if err := checkJobInputs(job, train, valid, value, p); err != nil {
 		return nil, err
-	}
-	if job == nil && allZero(train.Weights) {
-		// A worker's share may weigh nothing while the job's rows do.
-		return nil, errZeroWeights
-	}
-	if (p.SelectBy == SelectValue) != (value != nil || (job.remote() && p.SelectBy == SelectValue)) {
-		return nil, fmt.Errorf("--select-by %s: needs validation targets to estimate slate values from, and only then", SelectValue)
 	}
 	p.Threads = p.threads()
 	if err := ctx.Err(); err != nil {
@@ -243,6 +236,23 @@ func TrainJob(ctx context.Context, job *Job, train, valid *features.Matrix, valu
 	}
 	closeBooster = false
 	return m, nil
+}
+
+// checkJobInputs refuses what TrainJob cannot train on: bad matrices and
+// parameters (checkInputs), weights that are all 0, and a selection by
+// value without validation targets (or targets without it).
+func checkJobInputs(job *Job, train, valid *features.Matrix, value *SlateValue, p Params) error {
+	if err := checkInputs(train, valid, p, job.validated(valid)); err != nil {
+		return err
+	}
+	if job == nil && allZero(train.Weights) {
+		// A worker's share may weigh nothing while the job's rows do.
+		return errZeroWeights
+	}
+	if (p.SelectBy == SelectValue) != (value != nil || (job.remote() && p.SelectBy == SelectValue)) {
+		return fmt.Errorf("--select-by %s: needs validation targets to estimate slate values from, and only then", SelectValue)
+	}
+	return nil
 }
 
 // selection sets up the per-round validation of valid (nil: none) and

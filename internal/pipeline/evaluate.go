@@ -89,14 +89,8 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	opt := cfg.Options
-	if err := needsData(ds, "--target", []string{cfg.Target}, ope.Estimators{}); err != nil {
-		return nil, err
-	}
-	if ds.NamesOnly() && cfg.EstimatorsDefault {
-		opt.Estimators = skipFeatureEstimators(opt.Estimators, cfg.Progress)
-	}
-	if err := needsData(ds, "--target", nil, opt.Estimators); err != nil {
+	opt, err := evalOptions(ds, cfg)
+	if err != nil {
 		return nil, err
 	}
 	assumed := cfg.Setup.Header()
@@ -191,6 +185,20 @@ func evaluateMetric(cfg EvaluateConfig, h data.Header, name string, slots int, d
 	}
 	metric, err := logMetric(cfg.Conventions, cfg.Stated, h, name, slots, ds)
 	return metric, metric != nil && metric.Kind == eval.KindERR, err
+}
+
+// evalOptions are cfg's estimator options on ds: on a dataset of names
+// only, a target or an estimator that reads features or labels is refused
+// (needsData), and the default list leaves those out, saying so.
+func evalOptions(ds *data.Dataset, cfg EvaluateConfig) (ope.EvalOptions, error) {
+	opt := cfg.Options
+	if err := needsData(ds, "--target", []string{cfg.Target}, ope.Estimators{}); err != nil {
+		return opt, err
+	}
+	if ds.NamesOnly() && cfg.EstimatorsDefault {
+		opt.Estimators = skipFeatureEstimators(opt.Estimators, cfg.Progress)
+	}
+	return opt, needsData(ds, "--target", nil, opt.Estimators)
 }
 
 // skipFeatureEstimators leaves out of a default estimator list those that

@@ -85,17 +85,12 @@ func evaluateRowLog(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, e
 	if err != nil {
 		return nil, err
 	}
-	ds, opt := rl.Dataset, cfg.Options
+	ds := rl.Dataset
 	if cfg.Target, err = rowTarget(cfg.Target, rl); err != nil {
 		return nil, err
 	}
-	if err := needsData(ds, "--target", []string{cfg.Target}, ope.Estimators{}); err != nil {
-		return nil, err
-	}
-	if ds.NamesOnly() && cfg.EstimatorsDefault {
-		opt.Estimators = skipFeatureEstimators(opt.Estimators, cfg.Progress)
-	}
-	if err := needsData(ds, "--target", nil, opt.Estimators); err != nil {
+	opt, err := evalOptions(ds, cfg)
+	if err != nil {
 		return nil, err
 	}
 	name := ""

@@ -16,7 +16,6 @@ import (
 	"github.com/piopt/piopt/internal/evalreport"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ope"
-	"github.com/piopt/piopt/ranker"
 )
 
 // An evaluate partial (kind=evaluate) holds, as one JSON line after its
@@ -148,15 +147,7 @@ func evaluatePartial(ctx context.Context, cfg EvaluateConfig, ds *data.Dataset, 
 		return fmt.Errorf("evaluate --shard: %w", err)
 	}
 	part.NonAdditive = nonAdditive
-	setup := evaluateSetup(ds, cfg.Logs, ls, plan, &ope.Result{N: part.N, Queries: part.Queries, TrueValue: plan.TrueValue}, opt.Intervals, cfg.Command)
-	if data.IsRowLog(cfg.Logs) {
-		rowSetup(&setup, cfg)
-	}
-	if metric != nil && !ds.NamesOnly() { // as Evaluate's setup
-		setup.Metric = metric.Name()
-		cj := ranker.NewConventionsJSON(metric.Conventions)
-		setup.Conventions = &cj
-	}
+	setup := commandSetup(cfg, ds, ls, plan, &ope.Result{N: part.N, Queries: part.Queries, TrueValue: plan.TrueValue}, opt.Intervals, metric)
 	var hash string
 	if ls.Policy != nil {
 		hash = ls.Policy.Hash

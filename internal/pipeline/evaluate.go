@@ -145,18 +145,35 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 	if err != nil {
 		return nil, err
 	}
-	out := &EvaluateResult{Setup: evaluateSetup(ds, cfg.Logs, ls, plan, res, opt.Intervals, cfg.Command), Result: res}
-	if metric != nil && !ds.NamesOnly() {
-		out.Setup.Metric = metric.Name()
-		cj := ranker.NewConventionsJSON(metric.Conventions)
-		out.Setup.Conventions = &cj
-	}
+	return evaluated(cfg, commandSetup(cfg, ds, ls, plan, res, opt.Intervals, metric), res)
+}
+
+// evaluated is evaluate's result: setup and estimates, written as JSON
+// when asked.
+func evaluated(cfg EvaluateConfig, setup evalreport.EvaluateSetup, res *ope.Result) (*EvaluateResult, error) {
+	out := &EvaluateResult{Setup: setup, Result: res}
 	if cfg.JSON != "" {
 		if err := atomicfile.WriteJSON(cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
+}
+
+// commandSetup is evaluateSetup as evaluate records it, whole or by shard:
+// a row log's logging policy is per row (rowSetup), and a metric read from
+// the documents' labels names itself and its conventions.
+func commandSetup(cfg EvaluateConfig, ds *data.Dataset, ls policy.Setup, plan *ope.Plan, res *ope.Result, iv ope.Intervals, metric *eval.Metric) evalreport.EvaluateSetup {
+	setup := evaluateSetup(ds, cfg.Logs, ls, plan, res, iv, cfg.Command)
+	if data.IsRowLog(cfg.Logs) {
+		rowSetup(&setup, cfg)
+	}
+	if metric != nil && !ds.NamesOnly() {
+		setup.Metric = metric.Name()
+		cj := ranker.NewConventionsJSON(metric.Conventions)
+		setup.Conventions = &cj
+	}
+	return setup
 }
 
 // evaluateSetup describes the evaluation of plan's target from the log

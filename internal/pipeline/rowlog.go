@@ -8,11 +8,9 @@ import (
 
 	"github.com/piopt/piopt/data"
 	"github.com/piopt/piopt/eval"
-	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/evalreport"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ope"
-	"github.com/piopt/piopt/ranker"
 )
 
 // openRowLog reads the first pass of a log with a policy in every row
@@ -160,19 +158,7 @@ func evaluateRowPlan(ctx context.Context, cfg EvaluateConfig, opt ope.EvalOption
 	if err != nil {
 		return nil, err
 	}
-	out := &EvaluateResult{Setup: evaluateSetup(ds, cfg.Logs, ls, plan, res, opt.Intervals, cfg.Command), Result: res}
-	rowSetup(&out.Setup, cfg)
-	if metric != nil && !ds.NamesOnly() {
-		out.Setup.Metric = metric.Name()
-		cj := ranker.NewConventionsJSON(metric.Conventions)
-		out.Setup.Conventions = &cj
-	}
-	if cfg.JSON != "" {
-		if err := atomicfile.WriteJSON(cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
-			return nil, err
-		}
-	}
-	return out, nil
+	return evaluated(cfg, commandSetup(cfg, ds, ls, plan, res, opt.Intervals, metric), res)
 }
 
 // rowSetup corrects the setup evaluateSetup describes for a row log: its

@@ -63,6 +63,22 @@ func (rd *pqReader) listNext(l *pqLeaf) (*parquet.Value, error) {
 // lists (slate) may not be null. It reports whether the enclosing struct
 // is present.
 func (rd *pqReader) strings(l *pqLeaf, dst *[]string, required bool) (bool, error) {
+	return pqReadList(rd, l, dst, required, func(v *parquet.Value, i int, s *string) error {
+		return rd.value(l, v, l.field, i, -1, s, nil)
+	})
+}
+
+// numbers reads a list of numbers (scores, probs) into dst.
+func (rd *pqReader) numbers(l *pqLeaf, dst *[]float64) (bool, error) {
+	return pqReadList(rd, l, dst, false, func(v *parquet.Value, i int, x *float64) error {
+		return rd.value(l, v, l.field, i, -1, nil, x)
+	})
+}
+
+// pqReadList reads a flat list of leaf l into dst (reusing its array), each
+// element by read: a null list is nil, a null element an error naming its
+// index. It reports whether the enclosing struct is present.
+func pqReadList[T any](rd *pqReader, l *pqLeaf, dst *[]T, required bool, read func(v *parquet.Value, i int, x *T) error) (bool, error) {
 	v, present, null, err := rd.listHead(l, required)
 	if err != nil || !present || null {
 		if null {
@@ -72,7 +88,7 @@ func (rd *pqReader) strings(l *pqLeaf, dst *[]string, required bool) (bool, erro
 	}
 	out := (*dst)[:0]
 	if out == nil {
-		out = make([]string, 0, 16)
+		out = make([]T, 0, 16)
 	}
 	for i := 0; v != nil; i++ {
 		if i > 0 && (v.RepetitionLevel() != l.rep1 || v.DefinitionLevel() < l.dEntry) {
@@ -81,41 +97,8 @@ func (rd *pqReader) strings(l *pqLeaf, dst *[]string, required bool) (bool, erro
 		if v.DefinitionLevel() < l.dElem {
 			return true, rd.rowErr(ErrParquetLog, pqIndex(l.field, i, -1), "null")
 		}
-		var s string
-		if err := rd.value(l, v, l.field, i, -1, &s, nil); err != nil {
-			return true, err
-		}
-		out = append(out, s)
-		if v, err = rd.listNext(l); err != nil {
-			return true, err
-		}
-	}
-	*dst = out
-	return true, nil
-}
-
-// numbers reads a list of numbers (scores, probs) into dst.
-func (rd *pqReader) numbers(l *pqLeaf, dst *[]float64) (bool, error) {
-	v, present, null, err := rd.listHead(l, false)
-	if err != nil || !present || null {
-		if null {
-			*dst = nil // a null list is nil; a null struct's are not read
-		}
-		return present, err
-	}
-	out := (*dst)[:0]
-	if out == nil {
-		out = make([]float64, 0, 16)
-	}
-	for i := 0; v != nil; i++ {
-		if i > 0 && (v.RepetitionLevel() != l.rep1 || v.DefinitionLevel() < l.dEntry) {
-			return true, rd.corruptField(l, errPQLevels)
-		}
-		if v.DefinitionLevel() < l.dElem {
-			return true, rd.rowErr(ErrParquetLog, pqIndex(l.field, i, -1), "null")
-		}
-		var x float64
-		if err := rd.value(l, v, l.field, i, -1, nil, &x); err != nil {
+		var x T
+		if err := read(v, i, &x); err != nil {
 			return true, err
 		}
 		out = append(out, x)

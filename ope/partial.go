@@ -87,7 +87,7 @@ func sumsToJSON(s *ExactSums) *sumsJSON {
 }
 
 func (j *sumsJSON) exact() (ExactSums, error) {
-	s := ExactSums{N: j.N, neg: j.Neg, minW: float64(j.MinW), maxW: float64(j.MaxW), minR: float64(j.MinR), maxR: float64(j.MaxR)}
+	s := ExactSums{N: j.N, neg: j.Neg, extremes: extremes{float64(j.MinW), float64(j.MaxW), float64(j.MinR), float64(j.MaxR)}}
 	for _, x := range []struct {
 		dst *xsum.Sum
 		src string

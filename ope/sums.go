@@ -37,20 +37,35 @@ type Sums struct {
 	// neg counts samples with w < 0 (PI weights can be negative; IPS
 	// ratios never are).
 	neg int64
-	// minW and MaxW are the smallest and largest weights seen (0 when N = 0).
+	extremes
+}
+
+// extremes are the smallest and largest weights and rewards of a log (0
+// when it is empty), kept alike by Sums and ExactSums.
+type extremes struct {
 	minW, maxW float64
-	// minR and MaxR are the smallest and largest rewards seen.
 	minR, maxR float64
+}
+
+// add records reward r and weight w; first says the log was empty.
+func (e *extremes) add(first bool, r, w float64) {
+	if first {
+		*e = extremes{w, w, r, r}
+		return
+	}
+	e.minW, e.maxW = min(e.minW, w), max(e.maxW, w)
+	e.minR, e.maxR = min(e.minR, r), max(e.maxR, r)
+}
+
+// merge takes in o, the extremes of another non-empty part of the log.
+func (e *extremes) merge(o extremes) {
+	e.minW, e.maxW = min(e.minW, o.minW), max(e.maxW, o.maxW)
+	e.minR, e.maxR = min(e.minR, o.minR), max(e.maxR, o.maxR)
 }
 
 // Add records one sample with reward r and weight w.
 func (s *Sums) Add(r, w float64) {
-	if s.N == 0 {
-		s.minW, s.maxW, s.minR, s.maxR = w, w, r, r
-	} else {
-		s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
-		s.minR, s.maxR = min(s.minR, r), max(s.maxR, r)
-	}
+	s.extremes.add(s.N == 0, r, w)
 	s.N++
 	rw := r * w
 	s.W += w
@@ -132,18 +147,12 @@ type ExactSums struct {
 	N                    int64
 	neg                  int64
 	w, w2, rw, rw2, r2w2 xsum.Sum
-	minW, maxW           float64
-	minR, maxR           float64
+	extremes
 }
 
 // Add records one sample with reward r and weight w.
 func (s *ExactSums) Add(r, w float64) {
-	if s.N == 0 {
-		s.minW, s.maxW, s.minR, s.maxR = w, w, r, r
-	} else {
-		s.minW, s.maxW = min(s.minW, w), max(s.maxW, w)
-		s.minR, s.maxR = min(s.minR, r), max(s.maxR, r)
-	}
+	s.extremes.add(s.N == 0, r, w)
 	s.N++
 	rw := r * w
 	s.w.Add(w)
@@ -165,8 +174,7 @@ func (s *ExactSums) Merge(o *ExactSums) {
 		*s = *o
 		return
 	}
-	s.minW, s.maxW = min(s.minW, o.minW), max(s.maxW, o.maxW)
-	s.minR, s.maxR = min(s.minR, o.minR), max(s.maxR, o.maxR)
+	s.extremes.merge(o.extremes)
 	s.N += o.N
 	s.neg += o.neg
 	s.w.AddSum(&o.w)
@@ -179,5 +187,5 @@ func (s *ExactSums) Merge(o *ExactSums) {
 // Sums returns the sums, each rounded once to the nearest float64.
 func (s *ExactSums) Sums() Sums {
 	return Sums{N: s.N, W: s.w.Float64(), w2: s.w2.Float64(), RW: s.rw.Float64(), rw2: s.rw2.Float64(), r2W2: s.r2w2.Float64(),
-		neg: s.neg, minW: s.minW, maxW: s.maxW, minR: s.minR, maxR: s.maxR}
+		neg: s.neg, extremes: s.extremes}
 }

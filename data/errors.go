@@ -3,7 +3,6 @@ package data
 import (
 	"errors"
 	"fmt"
-	"strings"
 )
 
 // Kinds of bad input, for errors.Is. The error a reader returns is a
@@ -56,11 +55,6 @@ type ParseError struct {
 // policy.scores[3]: null` (the field named in Err).
 func (e *ParseError) Error() string {
 	unit := e.Unit
-	if unit == "" && e.Line > 0 && strings.HasSuffix(e.File, ".parquet") {
-		// The row readers' checks shared by both formats (CheckLogRow, the
-		// row log's passes) number a Parquet log's rows as lines.
-		unit = "row"
-	}
 	switch {
 	case e.Line == 0:
 		return fmt.Sprintf("%s: %v", e.File, e.Err)

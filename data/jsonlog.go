@@ -103,10 +103,34 @@ func EachLogRow(path string, fn func(n int64, r *LogRow) error) error {
 			return err
 		})
 		if err != nil {
-			return err
+			return inUnits(err)
 		}
 	}
 	return nil
+}
+
+// inUnits marks err, when it is a row log's error about one row, with
+// what its Line counts (rowUnit): the row checks both formats share
+// (CheckLogRow, the row log's passes) number a Parquet log's rows as lines.
+func inUnits(err error) error {
+	var pe *ParseError
+	if errors.As(err, &pe) && pe.Unit == "" && pe.Line > 0 {
+		pe.Unit = rowUnit(pe.File)
+	}
+	return err
+}
+
+// rowUnit is what a row log's Line counts: "row" in a Parquet log, whose
+// rows have no lines, "" (lines) in JSON lines. path may name many files
+// (LogFiles), all of one format.
+func rowUnit(path string) string {
+	if files, err := LogFiles(path); err == nil && len(files) > 0 {
+		path = files[0]
+	}
+	if strings.HasSuffix(path, ".parquet") {
+		return "row"
+	}
+	return ""
 }
 
 // eachFileRow is EachLogRow on one file.

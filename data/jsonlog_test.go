@@ -176,3 +176,20 @@ func TestReadJSONLogMissingAfterRow(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// A row log's errors about one row count rows in Parquet and lines in
+// JSON lines (inUnits), whichever check found them.
+func TestRowLogErrorUnits(t *testing.T) {
+	for _, tc := range []struct{ file, want string }{
+		{"log.parquet", "log.parquet: row 3: field slate[1]: repeated"},
+		{"log.jsonl", "log.jsonl:3: field slate[1]: repeated"},
+	} {
+		err := inUnits(&ParseError{File: tc.file, Line: 3, Name: "slate[1]", Err: errors.New("repeated")})
+		if err.Error() != tc.want {
+			t.Errorf("%s: %q, want %q", tc.file, err, tc.want)
+		}
+	}
+	if inUnits(nil) != nil {
+		t.Error("inUnits(nil) is not nil")
+	}
+}

@@ -56,7 +56,8 @@ func ScanRowLog(path string, opt RowLogOptions) (*RowLog, error) {
 	if err := EachLogRow(path, s.add); err != nil {
 		return nil, err
 	}
-	return s.finish()
+	rl, err := s.finish()
+	return rl, inUnits(err)
 }
 
 // rowScan is ScanRowLog's state.

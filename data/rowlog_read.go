@@ -169,7 +169,7 @@ func (lr *LogReader) rowErr(field int, format string, args ...any) error {
 	if field < 1 || field > 3 {
 		field = 0
 	}
-	return &ParseError{File: lr.name, Line: lr.line, Name: names[field], Err: errorf(kinds[field], format, args...)}
+	return inUnits(&ParseError{File: lr.name, Line: lr.line, Name: names[field], Err: errorf(kinds[field], format, args...)})
 }
 
 // close stops the reading goroutine and waits for it.

@@ -11,10 +11,8 @@ import (
 	"strings"
 
 	"github.com/piopt/piopt/data"
-	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/atomicfile"
 	"github.com/piopt/piopt/internal/evalreport"
-	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/ope"
 )
 
@@ -129,14 +127,14 @@ func mergedCommand(cmd, out string) string {
 	return strings.Join(append(kept, "--json", out), " ")
 }
 
-// evaluatePartial folds the shard's records of lr into an evaluator and
-// writes its state to cfg.Partial.
-func evaluatePartial(ctx context.Context, cfg EvaluateConfig, ds *data.Dataset, lr *data.LogReader, ls policy.Setup, plan *ope.Plan, opt ope.EvalOptions, metric *eval.Metric, nonAdditive bool) error {
-	ev, err := plan.NewEvaluator(opt)
+// partial folds the shard's records of lr into an evaluator and writes
+// its state to cfg.Partial.
+func (e *evaluation) partial(ctx context.Context, lr *data.LogReader) error {
+	ev, err := e.plan.NewEvaluator(e.opt)
 	if err != nil {
 		return err
 	}
-	add, done := passBar(cfg.Progress, "evaluate")()
+	add, done := passBar(e.cfg.Progress, "evaluate")()
 	err = ev.AddLog(ctx, lr, add)
 	done()
 	if err != nil {
@@ -146,11 +144,11 @@ func evaluatePartial(ctx context.Context, cfg EvaluateConfig, ds *data.Dataset, 
 	if err != nil {
 		return fmt.Errorf("evaluate --shard: %w", err)
 	}
-	part.NonAdditive = nonAdditive
-	setup := commandSetup(cfg, ds, ls, plan, &ope.Result{N: part.N, Queries: part.Queries, TrueValue: plan.TrueValue}, opt.Intervals, metric)
+	part.NonAdditive = e.nonAdditive
+	setup := e.setup(&ope.Result{N: part.N, Queries: part.Queries, TrueValue: e.plan.TrueValue})
 	var hash string
-	if ls.Policy != nil {
-		hash = ls.Policy.Hash
+	if e.ls.Policy != nil {
+		hash = e.ls.Policy.Hash
 	}
-	return writeEvalPartial(cfg, setup, part, hash)
+	return writeEvalPartial(e.cfg, setup, part, hash)
 }

@@ -137,40 +137,54 @@ func Evaluate(ctx context.Context, cfg EvaluateConfig) (*EvaluateResult, error) 
 		}
 		return lr, err
 	}
-	if cfg.Partial != "" {
-		return nil, evaluatePartial(ctx, cfg, ds, lr, ls, plan, opt, metric, nonAdditive)
+	e := &evaluation{cfg: cfg, ds: ds, ls: ls, plan: plan, opt: opt, metric: metric, nonAdditive: nonAdditive}
+	return e.read(ctx, lr, reopen)
+}
+
+// evaluation is an evaluate run once its plan is built (slate log or row
+// log): what its passes over the log and its report need.
+type evaluation struct {
+	cfg         EvaluateConfig
+	ds          *data.Dataset
+	ls          policy.Setup
+	plan        *ope.Plan
+	opt         ope.EvalOptions
+	metric      *eval.Metric
+	nonAdditive bool
+}
+
+// read runs the estimators over lr (open reopens the log for the passes
+// after the first): into cfg.Partial when a shard's sums are asked for,
+// else into evaluate's result, written as JSON when asked.
+func (e *evaluation) read(ctx context.Context, lr *data.LogReader, open func() (*data.LogReader, error)) (*EvaluateResult, error) {
+	if e.cfg.Partial != "" {
+		return nil, e.partial(ctx, lr)
 	}
-	res, err := plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: opt, DMShare: cfg.DMShare,
-		NonAdditive: nonAdditive, Open: reopen, Pass: passBar(cfg.Progress, "evaluate")})
+	res, err := e.plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: e.opt, DMShare: e.cfg.DMShare,
+		NonAdditive: e.nonAdditive, Open: open, Pass: passBar(e.cfg.Progress, "evaluate")})
 	if err != nil {
 		return nil, err
 	}
-	return evaluated(cfg, commandSetup(cfg, ds, ls, plan, res, opt.Intervals, metric), res)
-}
-
-// evaluated is evaluate's result: setup and estimates, written as JSON
-// when asked.
-func evaluated(cfg EvaluateConfig, setup evalreport.EvaluateSetup, res *ope.Result) (*EvaluateResult, error) {
-	out := &EvaluateResult{Setup: setup, Result: res}
-	if cfg.JSON != "" {
-		if err := atomicfile.WriteJSON(cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
+	out := &EvaluateResult{Setup: e.setup(res), Result: res}
+	if e.cfg.JSON != "" {
+		if err := atomicfile.WriteJSON(e.cfg.JSON, evalreport.EstimatesJSON(&out.Setup, res)); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// commandSetup is evaluateSetup as evaluate records it, whole or by shard:
-// a row log's logging policy is per row (rowSetup), and a metric read from
-// the documents' labels names itself and its conventions.
-func commandSetup(cfg EvaluateConfig, ds *data.Dataset, ls policy.Setup, plan *ope.Plan, res *ope.Result, iv ope.Intervals, metric *eval.Metric) evalreport.EvaluateSetup {
-	setup := evaluateSetup(ds, cfg.Logs, ls, plan, res, iv, cfg.Command)
-	if data.IsRowLog(cfg.Logs) {
-		rowSetup(&setup, cfg)
+// setup is evaluateSetup as evaluate records it, whole or by shard: a row
+// log's logging policy is per row (rowSetup), and a metric read from the
+// documents' labels names itself and its conventions.
+func (e *evaluation) setup(res *ope.Result) evalreport.EvaluateSetup {
+	setup := evaluateSetup(e.ds, e.cfg.Logs, e.ls, e.plan, res, e.opt.Intervals, e.cfg.Command)
+	if data.IsRowLog(e.cfg.Logs) {
+		rowSetup(&setup, e.cfg)
 	}
-	if metric != nil && !ds.NamesOnly() {
-		setup.Metric = metric.Name()
-		cj := ranker.NewConventionsJSON(metric.Conventions)
+	if e.metric != nil && !e.ds.NamesOnly() {
+		setup.Metric = e.metric.Name()
+		cj := ranker.NewConventionsJSON(e.metric.Conventions)
 		setup.Conventions = &cj
 	}
 	return setup

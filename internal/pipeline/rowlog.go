@@ -150,15 +150,8 @@ func evaluateRowPlan(ctx context.Context, cfg EvaluateConfig, opt ope.EvalOption
 		return nil, err
 	}
 	defer lr.Close()
-	if cfg.Partial != "" {
-		return nil, evaluatePartial(ctx, cfg, ds, lr, ls, plan, opt, metric, nonAdditive)
-	}
-	res, err := plan.EvaluateLog(ctx, lr, ope.LogEvaluation{Options: opt, DMShare: cfg.DMShare,
-		NonAdditive: nonAdditive, Open: open, Pass: passBar(cfg.Progress, "evaluate")})
-	if err != nil {
-		return nil, err
-	}
-	return evaluated(cfg, commandSetup(cfg, ds, ls, plan, res, opt.Intervals, metric), res)
+	e := &evaluation{cfg: cfg, ds: ds, ls: ls, plan: plan, opt: opt, metric: metric, nonAdditive: nonAdditive}
+	return e.read(ctx, lr, open)
 }
 
 // rowSetup corrects the setup evaluateSetup describes for a row log: its

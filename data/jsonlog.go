@@ -124,13 +124,19 @@ func inUnits(err error) error {
 // rows have no lines, "" (lines) in JSON lines. path may name many files
 // (LogFiles), all of one format.
 func rowUnit(path string) string {
-	if files, err := LogFiles(path); err == nil && len(files) > 0 {
-		path = files[0]
-	}
-	if strings.HasSuffix(path, ".parquet") {
+	if strings.HasSuffix(firstLogFile(path), ".parquet") {
 		return "row"
 	}
 	return ""
+}
+
+// firstLogFile is the first file of a log of many files (LogFiles), which
+// decides its format; path itself when it does not expand.
+func firstLogFile(path string) string {
+	if files, err := LogFiles(path); err == nil && len(files) > 0 {
+		return files[0]
+	}
+	return path
 }
 
 // eachFileRow is EachLogRow on one file.
@@ -153,9 +159,7 @@ func eachFileRow(path string, fn func(n int64, r *LogRow) error) error {
 // its extension (.jsonl, .jsonl.gz, .parquet), rather than a slate log; a
 // log of many files (LogFiles) by its first file's.
 func IsRowLog(path string) bool {
-	if files, err := LogFiles(path); err == nil && len(files) > 0 {
-		path = files[0]
-	}
+	path = firstLogFile(path)
 	for _, ext := range []string{".jsonl", ".jsonl.gz", ".parquet"} {
 		if strings.HasSuffix(path, ext) {
 			return true

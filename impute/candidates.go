@@ -222,12 +222,16 @@ func (c *Candidates) Slots(q, l int) int { return min(l, c.Size(q)) }
 
 // ReadLog reads every record of a slate log for ℓ = slots, checking what
 // the reader cannot know: that the slate has exactly ℓ_x slots and that
-// every document is one of the query's candidates. It calls add with the
+// every document is one of the query's candidates, and, in a log piopt
+// simulated (seed= and samples= in its header), that each reward is the
+// header's metric of its slate under the candidates' labels (rewardCheck).
+// It calls add with the
 // query, the slate in candidate indices (reused between calls) and the
 // reward. Errors name the log's file, line and field. progress, when not
 // nil, is called with 1 after every record.
 func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int, progress func(n int64), add func(q int, s []int32, r float64)) error {
 	slate := make([]int32, 0, slots)
+	rc := c.newRewardCheck(lr.Header(), slots)
 	done := ctx.Done()
 	for n := 0; ; n++ {
 		if n&stopEvery == 0 && stopped(done) {
@@ -262,6 +266,11 @@ func (c *Candidates) ReadLog(ctx context.Context, lr *data.LogReader, slots int,
 		if c.dists != nil && c.dists[q] != nil && !c.dists[q].FullSupport() && c.dists[q].Prob(slate) == 0 {
 			return lr.Errorf(2, "the slate has probability 0 under context %q's policy (%s): it cannot have been logged by it",
 				c.Name(q), c.dists[q].Logging())
+		}
+		if rc != nil {
+			if err := rc.check(lr, q, slate, rec.Reward); err != nil {
+				return err
+			}
 		}
 		add(q, slate, rec.Reward)
 		if progress != nil {

@@ -98,3 +98,81 @@ func TestInputsOverwritten_ImpliedFiles(t *testing.T) {
 		t.Errorf("impute to another file: %v", err)
 	}
 }
+
+// Issue 30, class 5: a log's data= named a file of the same shape (queries=
+// and docs= agree) but other labels, and nothing was said: the log was
+// imputed or evaluated against labels it was not made with. A log piopt
+// simulated (seed= in its header) now has its rewards recomputed under the
+// labels read, and the first that differs is refused with file, line and
+// field; the same log read against its own labels, or one another program
+// wrote (no seed=), is read as before.
+func TestSilentWrongResults_DataOtherLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		sim  []string
+	}{
+		{"ndcg-uniform", []string{"--metric", "ndcg", "--logging", "uniform"}},
+		{"err-pa-candidates", []string{"--metric", "err", "--logging", "pa:1", "--rank-by", "feature:2", "--candidates", "5"}},
+		{"ndcg-pl-policy-file", []string{"--metric", "ndcg", "--logging", "pl:1", "--rank-by", "feature:1", "--policy-out", "POLICY"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir, common := letorCommand(t, letorSpec{file: "a.txt", seed: 3, queries: 20, minDocs: 4, maxDocs: 9})
+			log := filepath.Join(dir, "a.log")
+			sim := slicesReplace(tc.sim, "POLICY", filepath.Join(dir, "a.policy"))
+			if err := runPiopt(t, append(append([]string{"simulate", "--slots", "3", "--samples", "300", "--seed", "2", "--out", log}, sim...), common...)...); err != nil {
+				t.Fatal(err)
+			}
+			impute := append([]string{"impute", "--logs", log, "--out", filepath.Join(dir, "a.targets")}, common...)
+			evaluate := append([]string{"evaluate", "--logs", log, "--target", "feature:3", "--estimators", "pi,ips", "--json", filepath.Join(dir, "e.json")}, common...)
+			for _, args := range [][]string{impute, evaluate} {
+				if _, err := runCapture(t, args...); err != nil {
+					t.Fatalf("%s on the log's own labels: %v", args[0], err)
+				}
+			}
+			data := common[1]
+			relabel(t, data)
+			for _, args := range [][]string{impute, evaluate} {
+				_, err := runCapture(t, args...)
+				if err == nil || !strings.Contains(err.Error(), "a.log:") || !strings.Contains(err.Error(), "field 3") ||
+					!strings.Contains(err.Error(), "data=a.txt, whose labels differ") || strings.Contains(err.Error(), "\n") {
+					t.Errorf("%s on other labels: got %v, want a one-line refusal naming a.log's line, field 3 and data=a.txt", args[0], err)
+				}
+			}
+			header, rest, _ := strings.Cut(string(mustRead(t, log)), "\n")
+			header = strings.Replace(header, " seed=2", "", 1)
+			writeText(t, dir, "a.log", header+"\n"+rest)
+			if _, err := runCapture(t, impute...); err != nil {
+				t.Errorf("a log without seed= (another program's) on other labels: %v", err)
+			}
+		})
+	}
+}
+
+// relabel rewrites a LETOR file's grades g → (g+1) mod 3, keeping its
+// shape and features.
+func relabel(t *testing.T, path string) {
+	t.Helper()
+	var b strings.Builder
+	for _, l := range strings.SplitAfter(string(mustRead(t, path)), "\n") {
+		if l == "" {
+			continue
+		}
+		g, rest, _ := strings.Cut(l, " ")
+		b.WriteString(string(rune('0'+(int(g[0]-'0')+1)%3)) + " " + rest)
+	}
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// slicesReplace returns args with every old replaced by new.
+func slicesReplace(args []string, old, new string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = a
+		if a == old {
+			out[i] = new
+		}
+	}
+	return out
+}

@@ -15,7 +15,9 @@ import (
 // a log simulated on a validation file: the estimates are evaluate's, bit
 // for bit, and the same run after the file's labels are scrambled prints
 // and writes the same bytes (while the true value, which reads them,
-// changes).
+// changes). The scrambled labels are first refused, because the log's
+// header says it was simulated on the file (rewardCheck); the log is then
+// read as one another program wrote, without seed=.
 func TestSelectPIOPTReadsNoLabel(t *testing.T) {
 	dir := t.TempDir()
 	train, trainT := trainFixture(t, dir, "train", 1)
@@ -59,6 +61,17 @@ func TestSelectPIOPTReadsNoLabel(t *testing.T) {
 	scrambled := filepath.Join(dir, "scrambled.txt")
 	scrambleLabels(t, vali, scrambled, 7)
 	if err := os.Rename(scrambled, vali); err != nil {
+		t.Fatal(err)
+	}
+	// The log's header says piopt simulated it on vali.txt: its rewards no
+	// longer match the scrambled labels, and that is refused. Stripped of
+	// seed= (as a log another program wrote), it is read again.
+	if _, err := runCapture(t, args...); err == nil || !strings.Contains(err.Error(), "whose labels differ") {
+		t.Fatalf("a simulated log read against other labels: %v", err)
+	}
+	header, rest, _ := bytes.Cut(mustRead(t, log), []byte("\n"))
+	header = bytes.Replace(header, []byte(" seed=4"), nil, 1)
+	if err := os.WriteFile(log, append(append(header, '\n'), rest...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if after := trueValue(); after == before {

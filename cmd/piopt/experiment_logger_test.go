@@ -63,7 +63,7 @@ func TestExperimentLoggerAgreesWithRankAndEvaluate(t *testing.T) {
 	out := filepath.Join(dir, "exp")
 	const samples = 6000
 	if err := runPiopt(t, "experiment", "--folds", folds, "--only-folds", "1", "--samples", "6e3", "--trees", "8", "--leaves", "4",
-		"--early-stopping", "0", "--select-by", "rmse", "--metrics", "ndcg", "--logging", "pl:1", "--rank-by", "model:" + weak, "--no-cache", "--out", out); err != nil {
+		"--early-stopping", "0", "--select-by", "rmse", "--metrics", "ndcg", "--logging", "pl:1", "--rank-by", "model:"+weak, "--no-cache", "--out", out); err != nil {
 		t.Fatal(err)
 	}
 	var s loggerSummary

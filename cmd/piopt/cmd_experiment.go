@@ -113,7 +113,6 @@ func experimentConfig(c *cli.Context) (experiment.Config, error) {
 	cfg := experiment.Config{
 		Out:          c.String("out"),
 		Slots:        c.Int("slots"),
-		Samples:      c.Int64("samples"),
 		ValidSamples: c.Int64("valid-samples"),
 		Seed:         c.Uint64("seed"),
 		PerSample:    c.Bool("per-sample"),
@@ -149,7 +148,10 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 	if cfg.Logging, err = impute.ParseLogging(c.String("logging")); err != nil {
 		return fmt.Errorf("--logging: %w", err)
 	}
-	if cfg.Logging.NeedsRanks() {
+	if cfg.RankBy, err = loggerSource(c.String("rank-by")); err != nil {
+		return err
+	}
+	if cfg.Logging.NeedsRanks() && cfg.RankBy == "" {
 		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", cfg.Logging)
 	}
 	if cfg.Params, err = experimentParams(c); err != nil {
@@ -177,5 +179,5 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 	if err = experimentGrid(c, cfg); err != nil {
 		return err
 	}
-	return checkExperimentCounts(c)
+	return checkExperimentCounts(c, cfg)
 }

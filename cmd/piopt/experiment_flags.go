@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/piopt/piopt/internal/lab/experiment"
+	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
@@ -16,10 +17,13 @@ func experimentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "folds", Required: true, Usage: "`DIR` holding Fold1..Fold5 (or fold1..fold5), each with train.txt, vali.txt and test.txt (MSLR-WEB10K, LETOR 4.0, piopt synth), trainingset.txt, validationset.txt and testset.txt (LETOR 3.0), or valid.txt for vali.txt; any may be .txt.gz"},
 		&cli.StringFlag{Name: "only-folds", Usage: "run only these fold numbers, e.g. `1,3` (default: every fold found)"},
 		&cli.IntFlag{Name: "slots", Value: 3, Usage: "slate length `L` (the metrics' cut-off)"},
-		&cli.Int64Flag{Name: "samples", Value: 10_000_000, Usage: "logged impressions `N` simulated on each training fold, per metric (the paper: 10^7)"},
+		&cli.StringFlag{Name: "samples", Value: "10000000", DefaultText: "10000000", Usage: "logged impressions `N` simulated on each training fold, per metric (the paper: 10^7); " +
+			"a list such as 1e4,1e5,1e6,1e7 runs the sample-efficiency curve: every fold at each size, each as a run of that size alone"},
 		&cli.Int64Flag{Name: "valid-samples", Usage: "impressions `N` simulated on the validation fold for PI-OPT's early stopping", DefaultText: "--samples scaled by the folds' query counts"},
 		&cli.StringFlag{Name: "metrics", Value: "ndcg,err", Usage: "page-level rewards to optimise and report, `LIST` of ndcg, err"},
 		&cli.StringFlag{Name: "logging", Value: "uniform", Usage: "logging `SPEC` of the simulated logs (the paper: uniform)"},
+		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of a production-like logger (e.g. --logging pl:1 over it): feature:K, model:PATH, or tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1] " +
+			"fitted on each fold's training file; adds the logger's deterministic ranking (logger) and PI-OPT's gain over it by the test labels and by PI estimates from a fresh log"},
 		&cli.BoolFlag{Name: "per-sample", Usage: "weigh PI-OPT rows by impressions instead of 1 per query"},
 		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
 		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
@@ -45,11 +49,18 @@ func experimentFlags() []cli.Flag {
 	return flags
 }
 
-// checkExperimentCounts checks experiment's sample counts before any work.
-func checkExperimentCounts(c *cli.Context) error {
+// checkExperimentCounts reads --samples into cfg (one size, or the sizes
+// of a curve) and checks the sample counts before any work.
+func checkExperimentCounts(c *cli.Context, cfg *experiment.Config) error {
+	sizes, err := experiment.ParseSamples(c.String("samples"))
+	if err != nil {
+		return err
+	}
+	cfg.Samples = sizes[len(sizes)-1]
+	if len(sizes) > 1 {
+		cfg.Curve = sizes
+	}
 	switch {
-	case c.Int64("samples") < 1:
-		return fmt.Errorf("--samples %d: must be ≥ 1", c.Int64("samples"))
 	case c.Int64("valid-samples") < 0:
 		return fmt.Errorf("--valid-samples %d: must be ≥ 1 (or 0, the default: --samples scaled by the folds' query counts)", c.Int64("valid-samples"))
 	}
@@ -90,4 +101,17 @@ func piLearningRate(c *cli.Context) (float64, error) {
 		return 0, fmt.Errorf("--pi-learning-rate %v: must be positive", v)
 	}
 	return v, nil
+}
+
+// loggerSource reads experiment's --rank-by in its canonical spelling ("" when
+// not given): the rank source of the logger (policy.Resolve).
+func loggerSource(spec string) (string, error) {
+	if spec == "" {
+		return "", nil
+	}
+	src, err := policy.Resolve(spec, policy.Options{})
+	if err != nil {
+		return "", fmt.Errorf("--rank-by: %w", err)
+	}
+	return src.String(), nil
 }

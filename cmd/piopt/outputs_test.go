@@ -95,7 +95,7 @@ func TestOutputsDistinctOrSpecial(t *testing.T) {
 func TestFileFlagsChecked(t *testing.T) {
 	notFiles := []string{"shard", "doc-ids", "metric", "metrics", "logging", "discount", "slate", "sup-target",
 		"select-by", "base-score", "reward-range", "preset", "estimators", "estimator", "interval",
-		"only-folds", "objective", "eval-metric", "grid",
+		"only-folds", "objective", "eval-metric", "grid", "samples", // experiment's --samples: a list of sizes
 		"tracker", "python", // train's distributed job: an address, an interpreter to run
 		"cache-dir"} // a folder piopt only adds entries to; a bad one is said once and skipped
 	for _, cmd := range newApp().Commands {

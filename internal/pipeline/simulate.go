@@ -200,6 +200,11 @@ type SimulationSpec struct {
 	// simulations, whose logging has no rank source (an eps:1 mixture of
 	// pl is then uniform).
 	ByShape bool
+	// Rank are the options of the logging policy's rank source (without
+	// ByShape): Train is the labelled data a tree: or lasso: source is
+	// fitted on, so that the lab's logger is one ranker on every file of a
+	// fold; the zero value fits it on the data simulated on.
+	Rank policy.Options
 }
 
 // simulation sets up the simulation of the spec on ds: the candidates, the
@@ -214,7 +219,7 @@ func (s SimulationSpec) simulation(ctx context.Context, ds *data.Dataset) (*impu
 		cands, err = s.Setup.Candidates(ctx, ds, policy.Options{})
 		gammas = impute.NewGammaCache(s.Setup.Logging, impute.GammaOptions{})
 	} else {
-		cands, gammas, err = s.Setup.Policies(ctx, ds, policy.Options{}, impute.GammaOptions{})
+		cands, gammas, err = s.Setup.Policies(ctx, ds, s.Rank, impute.GammaOptions{})
 	}
 	if err != nil {
 		return nil, nil, err

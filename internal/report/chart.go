@@ -246,6 +246,12 @@ func LogLogChart(series []Series, opts ...Option) string {
 	return lineChart(series, true, true, opts)
 }
 
+// LogXChart returns an SVG line chart with a log10 x axis and a linear y
+// axis (for example a metric against the number of logged impressions).
+func LogXChart(series []Series, opts ...Option) string {
+	return lineChart(series, true, false, opts)
+}
+
 // LineChart returns an SVG line chart with linear axes.
 func LineChart(series []Series, opts ...Option) string {
 	return lineChart(series, false, false, opts)

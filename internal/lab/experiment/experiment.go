@@ -49,6 +49,15 @@ type Config struct {
 	Metrics []eval.Kind    // rewards to optimise (and report)
 	Seed    uint64         // seeds simulation, training and random slates
 	Logging impute.Logging // logging policy of the simulated logs (uniform in the paper)
+	// Curve, with two sizes or more (ascending, distinct), runs the
+	// sample-efficiency curve: every fold at each size in turn, as Samples
+	// (samples.go); Samples is then unused.
+	Curve []int64
+	// RankBy, when not "", is the rank source of a production-like logger
+	// (Logging pl:T over its scores; tree: and lasso: fitted on each fold's
+	// training file): the experiment then also reports the logger's own
+	// deterministic ranking and PI-OPT's gain over it (logger.go).
+	RankBy string
 	// CandidatesBy, when not "", is the rank source choosing the simulated
 	// logs' candidates (policy.Setup.CandidatesBy); it needs a candidate
 	// limit, which the experiment does not set yet.
@@ -100,6 +109,10 @@ type FoldResult struct {
 	Selection map[string]*Selection `json:"selection,omitempty"`
 	// Grid holds, per metric name, PI-OPT's grid (Config.Grid).
 	Grid map[string]*GridResult `json:"grid,omitempty"`
+	// Estimates holds, per metric name, the label-free PI estimates of
+	// PI-OPT's and the logger's slates from a fresh log of the logger on
+	// the test fold (Config.RankBy).
+	Estimates map[string]map[string]float64 `json:"estimates,omitempty"`
 }
 
 // Summary is the experiment's result.
@@ -116,6 +129,11 @@ type Summary struct {
 	Provenance provenance.Record
 	// Run is the run record: run.json, not summary.json.
 	Run *RunRecord
+	// Curve, when not empty, is the sample-efficiency curve (Config.Curve),
+	// which summary.json then holds in place of folds, mean and std.
+	Curve []*CurvePoint
+	// Logger is PI-OPT's gain over the logger's ranking (Config.RankBy).
+	Logger *LoggerGain
 }
 
 // MarshalJSON writes summary.json: {"conventions": {...}, "config": {...},
@@ -123,8 +141,28 @@ type Summary struct {
 // "provenance": {...}, "std": {...}}: nothing in it varies between runs of
 // the same command on the same inputs (that is in Run).
 func (s *Summary) MarshalJSON() ([]byte, error) {
-	folds := make([]map[string]any, len(s.Folds))
-	for i, f := range s.Folds {
+	if len(s.Curve) > 0 {
+		return s.curveJSON()
+	}
+	m := map[string]any{
+		"conventions": s.Conventions,
+		"config":      s.Config,
+		"folds":       foldsJSON(s.Folds),
+		"mean":        s.Mean,
+		"provenance":  s.Provenance,
+		"std":         s.Std,
+	}
+	if s.Logger != nil {
+		m["logger"] = s.Logger // only with a logger, so that other summaries keep their bytes
+	}
+	return json.Marshal(m)
+}
+
+// foldsJSON is summary.json's "folds": per fold its number, every metric's
+// values by policy, and the selection and grid records when there are any.
+func foldsJSON(fs []FoldResult) []map[string]any {
+	folds := make([]map[string]any, len(fs))
+	for i, f := range fs {
 		m := map[string]any{"fold": f.Fold}
 		for k, v := range f.Values {
 			m[k] = v
@@ -135,52 +173,74 @@ func (s *Summary) MarshalJSON() ([]byte, error) {
 		if len(f.Grid) > 0 {
 			m["grid"] = f.Grid
 		}
+		if len(f.Estimates) > 0 {
+			m["estimates"] = f.Estimates
+		}
 		folds[i] = m
 	}
-	return json.Marshal(map[string]any{
-		"conventions": s.Conventions,
-		"config":      s.Config,
-		"folds":       folds,
-		"mean":        s.Mean,
-		"provenance":  s.Provenance,
-		"std":         s.Std,
-	})
+	return folds
 }
 
-// Run runs the experiment.
+// Run runs the experiment; with a Curve of several sizes, the
+// sample-efficiency curve (RunCurve).
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
+	if len(cfg.Curve) > 1 {
+		return runCurve(ctx, cfg)
+	}
+	r, s, err := begin(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range cfg.Folds {
+		res, err := r.fold(ctx, f)
+		if err != nil {
+			return nil, fmt.Errorf("fold %d: %w", f.Number, err)
+		}
+		s.Folds = append(s.Folds, *res)
+		s.Run.addFold(res, r.reused)
+	}
+	s.summarize()
+	s.Logger = r.loggerGain(s.Folds)
+	s.Run.Seconds["total"] = time.Since(r.start).Seconds()
+	return s, nil
+}
+
+// begin checks cfg, hashes the inputs, settles maxrel and returns the
+// runner with the summary's fold-independent parts: what every run does
+// before its first fold.
+func begin(ctx context.Context, cfg Config) (*runner, *Summary, error) {
 	if cfg.Slots < 1 {
-		return nil, fmt.Errorf("experiment: slots %d < 1", cfg.Slots)
+		return nil, nil, fmt.Errorf("experiment: slots %d < 1", cfg.Slots)
 	}
 	if cfg.Samples < 1 {
-		return nil, fmt.Errorf("experiment: samples %d < 1", cfg.Samples)
+		return nil, nil, fmt.Errorf("experiment: samples %d < 1", cfg.Samples)
 	}
 	if cfg.ValidSamples < 0 {
-		return nil, fmt.Errorf("experiment: valid samples %d < 0", cfg.ValidSamples)
+		return nil, nil, fmt.Errorf("experiment: valid samples %d < 0", cfg.ValidSamples)
 	}
 	if len(cfg.Metrics) == 0 {
 		cfg.Metrics = []eval.Kind{eval.KindNDCG, eval.KindERR}
 	}
 	if err := cfg.Params.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := cfg.CheckGrid(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := os.MkdirAll(cfg.Out, 0o755); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	start := time.Now()
-	r := &runner{cfg: cfg, ids: inputIDs{}}
+	r := &runner{cfg: cfg, ids: inputIDs{}, start: start}
 	// Every input is hashed first, once: the hashes key every stage.
 	t := time.Now()
 	prov, err := r.provenance()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	hashSeconds := time.Since(t).Seconds()
 	if err := r.settleMaxRel(ctx); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	s := &Summary{
 		Config:      r.configJSON(),
@@ -194,17 +254,7 @@ func Run(ctx context.Context, cfg Config) (*Summary, error) {
 	}
 	s.Provenance = prov
 	s.Run.Seconds["hash inputs"] = hashSeconds
-	for _, f := range cfg.Folds {
-		res, err := r.fold(ctx, f)
-		if err != nil {
-			return nil, fmt.Errorf("fold %d: %w", f.Number, err)
-		}
-		s.Folds = append(s.Folds, *res)
-		s.Run.addFold(res, r.reused)
-	}
-	s.summarize()
-	s.Run.Seconds["total"] = time.Since(start).Seconds()
-	return s, nil
+	return r, s, nil
 }
 
 // summarize sets the means and standard deviations across folds.
@@ -227,12 +277,19 @@ type runner struct {
 	loaded map[string]*data.Dataset
 	ids    inputIDs // the inputs' content hashes, once per run
 	reused bool     // the last fold's results were read back (fold)
+	start  time.Time
+	// rank are the logger's rank-source options in the current fold
+	// (Config.RankBy): fitted on its training file, shared by its stages.
+	rank policy.Options
 }
 
 func (r *runner) policies() []string {
 	p := []string{PIOPT, SUP, pipeline.PolicyRandom}
 	if r.cfg.LambdaMART {
 		p = append(p, LambdaMART)
+	}
+	if r.cfg.RankBy != "" {
+		p = append(p, Logger)
 	}
 	return p
 }
@@ -264,6 +321,9 @@ func (r *runner) configJSON() map[string]any {
 	}
 	if g := c.Grid.String(); g != "" {
 		m["grid"] = g // only with a grid, so that other summaries keep their bytes
+	}
+	if c.RankBy != "" {
+		m["rank_by"] = c.RankBy // likewise only with a logger
 	}
 	return m
 }
@@ -375,13 +435,21 @@ func (r *runner) maxLabel(ctx context.Context, path string, keep bool) (int, err
 	return g, atomicfile.WriteFile(cache, []byte(strconv.Itoa(g)+"\n"))
 }
 
-// candidatesKey is the cache-key part of CandidatesBy: none when it is "",
-// so that the keys of runs without it stay as they were.
-func (c Config) candidatesKey() []any {
-	if c.CandidatesBy == "" {
-		return nil
+// sourceKey is the cache-key part of CandidatesBy and RankBy (with a
+// model: logger's content): none when they are "", so that the keys of
+// runs without them stay as they were.
+func (r *runner) sourceKey() []any {
+	var k []any
+	if c := r.cfg.CandidatesBy; c != "" {
+		k = append(k, "candidates-by", c)
 	}
-	return []any{"candidates-by", c.CandidatesBy}
+	if rb := r.cfg.RankBy; rb != "" {
+		k = append(k, "rank-by", rb)
+		if path, ok := strings.CutPrefix(rb, "model:"); ok {
+			k = append(k, r.ids.id(path))
+		}
+	}
+	return k
 }
 
 // keyRandomSamples stands in the result keys where the number of Monte
@@ -425,7 +493,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	fr.readKey = r.readKey()
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, keyRandomSamples, c.Metrics}
-	parts = append(parts, c.candidatesKey()...)
+	parts = append(parts, r.sourceKey()...)
 	// Results cached while random ERR was a Monte Carlo estimate hold
 	// other random values: they are not reused.
 	parts = append(parts, "random-err-exact")
@@ -458,6 +526,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	if fr.vali, err = r.load(ctx, f.Vali); err != nil {
 		return nil, err
 	}
+	r.rank = policy.Options{Train: fr.train, Seed: c.Seed, Sources: policy.NewSources()}
 	if err := r.trainSUP(ctx, fr); err != nil {
 		return nil, err
 	}
@@ -524,7 +593,7 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error {
 	c := r.cfg
 	m := r.metric(k)
-	tKey := key(append([]any{"targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample}, c.candidatesKey()...)...)
+	tKey := key(append([]any{"targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample}, r.sourceKey()...)...)
 	tPath := filepath.Join(fr.dir, fmt.Sprintf("targets-%s-%s.tsv", k, tKey))
 	tg, err := r.targets(ctx, fr.res, fr.f, fr.train, tPath, m, c.Samples, c.Seed)
 	if err != nil {
@@ -539,7 +608,7 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 		}
 		// A different seed keeps the validation log independent of the
 		// training log (the folds share no queries anyway).
-		vKey = key(append([]any{"targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed + 1, c.Logging, c.PerSample}, c.candidatesKey()...)...)
+		vKey = key(append([]any{"targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed + 1, c.Logging, c.PerSample}, r.sourceKey()...)...)
 		vPath := filepath.Join(fr.dir, fmt.Sprintf("valid-targets-%s-%s.tsv", k, vKey))
 		if vg, err = r.targets(ctx, fr.res, fr.f, fr.vali, vPath, m, vn, c.Seed+1); err != nil {
 			return err
@@ -614,6 +683,9 @@ func (r *runner) scoreTest(ctx context.Context, fr *foldRun) error {
 	}
 	res.Greedy = rep.GreedyVsExact
 	r.scoreGrid(fr, rep)
+	if c.RankBy != "" {
+		return r.scoreLogger(ctx, fr, test, rep)
+	}
 	return nil
 }
 
@@ -632,6 +704,9 @@ func foldLine(res *FoldResult, c Config) string {
 		s += fmt.Sprintf("%s pi-opt %.4f sup %.4f random %.4f", name, v[PIOPT], v[SUP], v[pipeline.PolicyRandom])
 		if c.LambdaMART {
 			s += fmt.Sprintf(" lambdamart %.4f", v[LambdaMART])
+		}
+		if c.RankBy != "" {
+			s += fmt.Sprintf(" logger %.4f", v[Logger])
 		}
 		s += "; "
 	}
@@ -652,8 +727,8 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 		}
 	}
 	start := time.Now()
-	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: true,
-		Setup: policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy}}
+	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: r.cfg.RankBy == "",
+		Setup: policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy, RankBy: r.cfg.RankBy}, Rank: r.rank}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: simulate %s on %s", f.Number, m.Name(), filepath.Base(ds.Source)), n, "samples")
 	st, gammas, header, err := pipeline.SimulateStats(ctx, ds, spec, bar.Add)
 	bar.Done()

@@ -66,6 +66,9 @@ type RunRecord struct {
 // FoldRun is one fold's part of the run record.
 type FoldRun struct {
 	Fold int `json:"fold"`
+	// Samples is the log size of a sample-efficiency curve's fold run
+	// (Config.Curve); 0, and absent from run.json, otherwise.
+	Samples int64 `json:"samples,omitempty"`
 	// Reused: the fold's results were read back from an earlier run, and
 	// no stage ran.
 	Reused bool `json:"reused"`

@@ -14,7 +14,7 @@ import (
 )
 
 // policyTitle is how a policy is written in tables, as in the paper.
-var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", pipeline.PolicyRandom: "random", LambdaMART: "LambdaMART"}
+var policyTitle = map[string]string{PIOPT: "PI-OPT", SUP: "SUP", pipeline.PolicyRandom: "random", LambdaMART: "LambdaMART", Logger: "logger"}
 
 // cell is a table's entry for metric m and policy p: the mean ± standard
 // deviation across folds, or with one fold its value alone (a deviation
@@ -39,6 +39,9 @@ func (s *Summary) foldsText() string {
 // metric and policy, one row per metric as in the paper's Table 1 (with
 // one fold, its values).
 func (s *Summary) WriteTable(w io.Writer) error {
+	if len(s.Curve) > 0 {
+		return s.writeCurveTable(w)
+	}
 	tw := tabwriter.NewWriter(w, 0, 0, 3, ' ', 0)
 	fmt.Fprintf(tw, "metric")
 	for _, p := range s.Policies {
@@ -66,6 +69,13 @@ func (s *Summary) WriteTable(w io.Writer) error {
 	for _, line := range s.gridLines() {
 		if _, err := fmt.Fprintln(w, line); err != nil {
 			return err
+		}
+	}
+	if s.Logger != nil {
+		for _, line := range s.Logger.lines(s.Metrics) {
+			if _, err := fmt.Fprintln(w, line); err != nil {
+				return err
+			}
 		}
 	}
 	for _, n := range s.Notes {
@@ -137,6 +147,9 @@ func (r *runner) notes() []string {
 // HTML renders the self-contained report: the table, a bar chart of the
 // fold means with ± one standard deviation, and every fold's values.
 func (s *Summary) HTML() []byte {
+	if len(s.Curve) > 0 {
+		return s.curveHTML()
+	}
 	p := report.NewPage("piopt experiment: PI-OPT vs SUP vs random")
 	if len(s.Folds) == 1 {
 		p.Paragraph(fmt.Sprintf("Test-fold values of fold %d. Metric conventions: %s.", s.Folds[0].Fold, s.Conventions.Text))
@@ -159,6 +172,9 @@ func (s *Summary) HTML() []byte {
 	p.Table(header, rows)
 	for _, line := range s.gridLines() {
 		p.Paragraph(line)
+	}
+	if s.Logger != nil {
+		s.loggerHTML(p)
 	}
 	series := make([]string, len(s.Policies))
 	for i, pol := range s.Policies {

@@ -832,25 +832,31 @@ func parallelFor(workers, n int, f func(worker, i int)) {
 	wg.Wait()
 }
 
-// plStep is the largest step of the clock quadrature and plMaxLevel the
-// last level (each doubles the nodes), beyond which the bound is returned
-// as it is.
+// plStep is the largest step of the clock quadrature's first level, and
+// plMaxLevel the last level (each doubles the nodes), beyond which the
+// bound is returned as it is.
 const (
-	plStep     = 0.5
-	plMaxLevel = 4
+	plStep     = 1.0
+	plMaxLevel = 5
 )
 
-// plFirstStep returns the step h0 of the first level, chosen so that its
-// error is about tol/10 and the check of the second level usually passes.
-// On the hardest shapes tried (scores ~ N(0,1)/τ) the error of step h was
-// m = 100, ℓ = 10, τ = 1: 1e-4, 7e-7, 2e-10, 1e-15 at h = 0.5, 0.35, 0.25,
-// 0.18; m = 60, ℓ = 20: 2e-8 at 0.25, 2e-11 at 0.2; m = 50, ℓ = 5: 7e-9 at
-// 0.35, 3e-13 at 0.25 (the coefficients of higher degree are narrower
-// functions of log t). 1/h = (ℓ/10)^{1/4}·(1.36 + 0.13·ln(1/tol)) fits
-// these with that margin.
+// plFirstStep returns the step h0 of the first level: twice the step H of
+// the square grid whose error, by the model below, is tol^{0.6}, so that
+// level 3 (the quincunx of step H) is certified to tol (see plQuadrature):
+// its bound is that error times the contraction from step 2H, about
+// tol^{0.6} again (up to the model's margin and constants), on the shapes
+// of TestPlackettLuceVsDP and BenchmarkPlackettLuce 10–300 times below tol
+// at tol = 1e-10. (Aiming lower pushes some shapes to level 5, which costs
+// four times as much.)
+// On the hardest shapes tried (scores ~ N(0,1)/τ) the error of the square
+// grid of step h was m = 100, ℓ = 10, τ = 1: 1e-4, 7e-7, 2e-10, 1e-15 at
+// h = 0.5, 0.35, 0.25, 0.18; m = 60, ℓ = 20: 2e-8 at 0.25, 2e-11 at 0.2;
+// m = 50, ℓ = 5: 7e-9 at 0.35, 3e-13 at 0.25 (the coefficients of higher
+// degree are narrower functions of log t). 1/h = (ℓ/10)^{1/4}·(1.36 +
+// 0.13·ln(1/E)) fits these with a margin of about ten for an error E.
 func plFirstStep(l int, tol float64) float64 {
-	inv := math.Pow(float64(l)/10, 0.25) * (1.36 + 0.13*math.Log(1/tol))
-	return min(plStep, 1/inv)
+	inv := math.Pow(float64(l)/10, 0.25) * (1.36 + 0.13*0.6*math.Log(1/tol))
+	return min(plStep, 2/inv)
 }
 
 // plQuadrature computes the moments from the exponential-clock integrals
@@ -864,20 +870,31 @@ func plFirstStep(l int, tol float64) float64 {
 // both variables mapped by phi. The integrands are analytic in a strip
 // around the real line in each variable, so the trapezoidal rule converges
 // geometrically and its error is the aliasing Σ_{ξ≠0} F̂(ξ) over the dual
-// lattice, |F̂(ξ)| ≲ e^{−δ(|ξ1|+|ξ2|)}. Level 0 is the square grid of step
-// h0; level 1 adds the grid shifted by (h0/2, h0/2), which flips the sign of
-// the dominant terms ξ = (±2π/h0, 0), (0, ±2π/h0): the resulting quincunx
-// rule is as accurate as the square grid of step h0/2 (its leading terms
-// are e^{−4πδ/h0} too) with half its nodes, and the change from level 0
-// measures level 0's error. Further levels alternate: square grid of half
-// the step, then its quincunx. p1 (one variable) is summed on the full grid
-// of each level's step and checked against every other node.
+// lattice, |F̂(ξ)| ≲ e^{−δ(|ξ1|+|ξ2|)}. Level 0 is the square grid S of step
+// h0; level 1 adds the grid shifted by (h0/2, h0/2), which flips the sign
+// of S's dominant terms ξ = (±2π/h0, 0), (0, ±2π/h0): the resulting
+// quincunx rule Q is as accurate as the square grid of step h0/2 (its
+// leading terms have |ξ1|+|ξ2| = 4π/h0) with half its nodes, and the
+// change from S measures S's error. Further levels alternate: square grid
+// of half the step, then its quincunx, every level keeping the nodes of
+// the ones before. p1 (one variable) is summed on the full grid of each
+// level's step and checked against every other node.
 //
-// The bound is the largest change from the previous level (an estimate of
-// that level's error; the level returned is far more accurate, each level
-// roughly squaring the error) plus the cuts of the domain and the skipped
-// terms (bounded in newPLProblem, upperCut and p2Row) plus a rounding
-// allowance.
+// The discretisation part of the bound is checked at the quincunx levels
+// (odd). At level 1 it is the change c1 from level 0, as an estimate of
+// level 0's error (level 1 is far more accurate). At level L ≥ 3 it is
+// c_L·min(1, c_L/c_{L−2}): the error of level L is bounded assuming it is
+// at most c_L (level L−1's error) times the contraction observed between
+// the previous two quincunx checks. Each check doubles the leading
+// aliasing frequency |ξ1|+|ξ2| (π, 2π, 4π over the step of level L−1's
+// square grid), so under geometric convergence the error of level L is
+// c_L times the square of that contraction: the assumption leaves a
+// margin of 1/contraction (10³–10⁵ on the shapes above), and it is
+// tested against the exact moments (TestPlackettLuceVsDP and the others).
+// plFirstStep picks h0 so that level 3 meets tol.
+//
+// The bound adds to that the cuts of the domain and the skipped terms
+// (bounded in newPLProblem, upperCut and p2Row) and a rounding allowance.
 func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *moments {
 	pb := newPLProblem(sizes, w, l, tol*1e-3)
 	h0 := plFirstStep(l, tol)
@@ -887,6 +904,7 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 		s2 = make([]float64, pb.nc*pb.nc*tri(pb.d+1))
 	}
 	var prev *moments
+	last := 0.0 // the change of the previous quincunx level
 	for level := 0; ; level++ {
 		halvings := (level + 1) / 2
 		h := h0 / float64(int(1)<<halvings)
@@ -897,7 +915,7 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 			pb.p2Level(g, level, s2, workers)
 		}
 		mo := pb.assemble(len(sizes), s1, s2, h, h0*h0/float64(int(1)<<level))
-		if prev != nil {
+		if level%2 == 1 {
 			// Cuts: below t and v (eps each) and above tmax (cutHi); the
 			// skipped pair terms of this level (twice: also inside the
 			// difference) and of the previous one (eps each). Rounding,
@@ -907,8 +925,13 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 			// terms.
 			round := float64(2*n+2*len(pb.cls)+12*(pb.d+1)*(pb.d+1)+100) * 0x1p-52
 			change := max(momentsDiff(mo, prev), pb.p1Change(s1, s1c, h))
-			mo.bound = change + 5*pb.eps + pb.cutHi + round
-			if mo.bound <= tol || level == plMaxLevel {
+			disc := change
+			if level >= 3 && change < last {
+				disc = change * (change / last)
+			}
+			last = change
+			mo.bound = disc + 5*pb.eps + pb.cutHi + round
+			if mo.bound <= tol || level >= plMaxLevel {
 				return mo
 			}
 		}

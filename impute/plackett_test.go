@@ -135,7 +135,7 @@ func TestPlackettLuceVsDP(t *testing.T) {
 	for _, tc := range []struct {
 		m, l int
 		tau  float64
-	}{{20, 5, 1}, {20, 5, 0.2}, {20, 5, 5}, {25, 4, 1}, {25, 5, 0.5}, {22, 6, 2}} {
+	}{{20, 5, 1}, {20, 5, 0.2}, {20, 5, 5}, {25, 4, 1}, {25, 5, 0.5}, {22, 6, 2}, {14, 9, 1}, {18, 8, 0.3}} {
 		t.Run(fmt.Sprintf("m=%d,l=%d,tau=%g", tc.m, tc.l, tc.tau), func(t *testing.T) {
 			sizes, w := plScores(tc.m, tc.tau, uint64(tc.m*100+tc.l))
 			want, ok := weightedMoments(sizes, w, tc.l, 1<<22)

@@ -359,6 +359,12 @@ type plProblem struct {
 	cutHi    float64   // mass left out above tmax (≤ eps unless tmax hit its limit)
 	eps      float64   // mass bound of the cuts below t and v and of the skipped terms
 	skip     float64   // pair terms of a node at most this are left out
+	// Interpolation over the light classes (see plinterp.go); wv nil: none.
+	cL            int         // the first light class
+	wv            []float64   // the virtual classes' weights, at Chebyshev points
+	lm            []float64   // [(c − cL)·K + j]: interpolation weight of virtual j for class c
+	tailN, tailN1 []float64   // weights of the last two Chebyshev coefficients
+	vs, vt        [][]float64 // per row, [j·ss ..]: node sums with virtual class j (see interpPairs)
 }
 
 // mult is the number of ordered candidate pairs of classes c1 and c2.
@@ -403,6 +409,7 @@ func newPLProblem(sizes []int, w []float64, l int, eps float64) *plProblem {
 	// for steps h ≤ plStep, so terms ≤ skip left out add up to ≤ eps.
 	span := pb.hi - pb.lo + plStep
 	pb.skip = eps / (span * span)
+	pb.setInterp()
 	return pb
 }
 
@@ -468,19 +475,20 @@ func (pb *plProblem) phi(s float64) (t, jac float64) {
 // plGrid holds the nodes σ_i = lo + i·h with the clocks' survival at t_i.
 type plGrid struct {
 	t, jac []float64 // t_i and dt/dσ
-	a, ab  []float64 // [i·C + c]: e^{−w_c t_i} and 1 − e^{−w_c t_i}
+	a, ab  []float64 // [i·S + c]: e^{−w_c t_i} and 1 − e^{−w_c t_i}, S = pb.stride()
 }
 
 // grid returns the n nodes of step h.
 func (pb *plProblem) grid(h float64, n int) *plGrid {
-	C := pb.nc
-	g := &plGrid{t: make([]float64, n), jac: make([]float64, n), a: make([]float64, n*C), ab: make([]float64, n*C)}
+	S := pb.stride()
+	g := &plGrid{t: make([]float64, n), jac: make([]float64, n), a: make([]float64, n*S), ab: make([]float64, n*S)}
 	for i := range n {
 		t, jac := pb.phi(pb.lo + float64(i)*h)
 		g.t[i], g.jac[i] = t, jac
-		for c, w := range pb.w {
-			g.a[i*C+c] = math.Exp(-w * t)
-			g.ab[i*C+c] = -math.Expm1(-w * t)
+		for c := range S {
+			w := pb.weight(c)
+			g.a[i*S+c] = math.Exp(-w * t)
+			g.ab[i*S+c] = -math.Expm1(-w * t)
 		}
 	}
 	return g
@@ -494,7 +502,7 @@ func (pb *plProblem) grid(h float64, n int) *plGrid {
 // that is stable (e^{−w t} ≥ 1/2) and multiplies prefix and suffix products
 // otherwise.
 func (pb *plProblem) p1Sums(g *plGrid) (s1, even []float64) {
-	C, l, m := pb.nc, pb.l, len(pb.cls)
+	C, l, m, S := pb.nc, pb.l, len(pb.cls), pb.stride()
 	s1, even = make([]float64, l*C), make([]float64, l*C)
 	pre := make([]float64, (m+1)*l)
 	suf := make([]float64, (m+1)*l)
@@ -503,7 +511,7 @@ func (pb *plProblem) p1Sums(g *plGrid) (s1, even []float64) {
 		if t > pb.tmax {
 			break
 		}
-		a, ab := g.a[i*C:(i+1)*C], g.ab[i*C:(i+1)*C]
+		a, ab := g.a[i*S:i*S+C], g.ab[i*S:i*S+C]
 		k := 0
 		for k < C && a[k] < 0.5 {
 			k++
@@ -559,7 +567,7 @@ func (pb *plProblem) p1Sums(g *plGrid) (s1, even []float64) {
 type plColumn struct {
 	it         []int     // grid index of each t
 	r, p, q    []float64 // [k·C + c]
-	rt, pt, qt []float64 // [c·n + k]: r, p, q transposed
+	rt, pt, qt []float64 // [c·n + k]: r, p, q transposed (also of the virtual classes, c ≥ C)
 	at         []float64 // [c·n + k]: e^{−w_c t}
 	jt         []float64 // dt/dσ of each t
 	qs         []float64 // bound on every coefficient of a pair's product, see fewRang
@@ -568,28 +576,30 @@ type plColumn struct {
 	run        [][]float64 // per node, scratch of fill
 }
 
-func newPLColumn(n, nc int) *plColumn {
+func newPLColumn(n, nc, stride int) *plColumn {
 	f := func() []float64 { return make([]float64, n*nc) }
+	ft := func() []float64 { return make([]float64, n*stride) }
 	return &plColumn{
 		it: make([]int, 0, n), k: make([]int, n), jt: make([]float64, n), qs: make([]float64, n),
-		r: f(), p: f(), q: f(), rt: f(), pt: f(), qt: f(), at: f(),
+		r: f(), p: f(), q: f(), rt: ft(), pt: ft(), qt: ft(), at: ft(),
 		pre: make([][]float64, n), suf: make([][]float64, n), run: make([][]float64, n),
 	}
 }
 
 // fill computes node k of the column of v = t_iv.
 func (pb *plProblem) fill(col *plColumn, k int, g *plGrid, iv int) {
-	C, d := pb.nc, pb.d
+	C, d, S := pb.nc, pb.d, pb.stride()
 	s2 := tri(d + 1)
 	it := col.it[k]
 	r, p, q := col.r[k*C:(k+1)*C], col.p[k*C:(k+1)*C], col.q[k*C:(k+1)*C]
 	n := len(col.it)
-	for c := range C {
-		at, av := g.a[it*C+c], g.a[iv*C+c]
-		p[c] = g.ab[it*C+c]
-		q[c] = at * g.ab[iv*C+c]
-		r[c] = at * av
-		col.rt[c*n+k], col.pt[c*n+k], col.qt[c*n+k], col.at[c*n+k] = r[c], p[c], q[c], at
+	for c := range S {
+		at, av := g.a[it*S+c], g.a[iv*S+c]
+		pc, qc, rc := g.ab[it*S+c], at*g.ab[iv*S+c], at*av
+		if c < C {
+			p[c], q[c], r[c] = pc, qc, rc
+		}
+		col.rt[c*n+k], col.pt[c*n+k], col.qt[c*n+k], col.at[c*n+k] = rc, pc, qc, at
 	}
 	col.jt[k] = g.jac[it]
 	col.run[k] = resize(col.run[k], d+1)
@@ -648,6 +658,7 @@ type plScratch struct {
 	pt        [][]float64 // per node, [(c2−c1)·s2 ..]: leaving out c1 and c2, both r < 1/2
 	run, quot []float64
 	acc       []float64
+	ks        []int     // the nodes of the interpolated row
 	a1        []float64 // dt/dσ·e^{−w_c1 t}·qs per node
 	state     []uint8   // per node: what rowNode has prepared
 }
@@ -718,13 +729,14 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 	if pb.n[c1] > 1 {
 		first = c1
 	}
-	av := g.a[iv*C : (iv+1)*C]
+	av := g.a[iv*pb.stride() : iv*pb.stride()+C]
 	div := biDivAccFor(d)
 	sc.a1 = resize(sc.a1, n)
 	for k, a := range col.at[c1*n : (c1+1)*n] {
 		sc.a1[k] = col.jt[k] * a * col.qs[k]
 	}
-	for c2 := first; c2 < C; c2++ {
+	from := pb.interpFrom(first)
+	for c2 := first; c2 < from; c2++ {
 		clear(sc.acc)
 		ww := g.jac[iv] * pb.w[c1] * pb.w[c2]
 		// A node whose whole term is at most pb.skip is left out (see
@@ -761,6 +773,9 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 			}
 		}
 	}
+	if from < C {
+		pb.p2RowInterp(c1, from, g, iv, col, sc)
+	}
 }
 
 // p2Level adds to s2 the terms of the nodes of grid g new at level (see
@@ -771,7 +786,7 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 func (pb *plProblem) p2Level(g *plGrid, level int, s2 []float64, workers int) {
 	n := len(g.t)
 	ss := tri(pb.d + 1)
-	col := newPLColumn(n, pb.nc)
+	col := newPLColumn(n, pb.nc, pb.stride())
 	sc := make([]plScratch, workers)
 	for i := range sc {
 		sc[i] = plScratch{pt: make([][]float64, n), run: make([]float64, ss), quot: make([]float64, ss),
@@ -894,9 +909,17 @@ func plFirstStep(l int, tol float64) float64 {
 // plFirstStep picks h0 so that level 3 meets tol.
 //
 // The bound adds to that the cuts of the domain and the skipped terms
-// (bounded in newPLProblem, upperCut and p2Row) and a rounding allowance.
+// (bounded in newPLProblem, upperCut and p2Row), the estimated error of
+// the interpolation over the light classes (see plinterp.go) and a
+// rounding allowance.
 func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *moments {
-	pb := newPLProblem(sizes, w, l, tol*1e-3)
+	return newPLProblem(sizes, w, l, tol*1e-3).integrate(len(sizes), tol, workers)
+}
+
+// integrate runs plQuadrature's levels on the prepared problem, for nc
+// caller's classes.
+func (pb *plProblem) integrate(nc int, tol float64, workers int) *moments {
+	l := pb.l
 	h0 := plFirstStep(l, tol)
 	n0 := int(math.Ceil((pb.hi - pb.lo) / h0))
 	var s2 []float64
@@ -914,7 +937,9 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 		if l > 1 {
 			pb.p2Level(g, level, s2, workers)
 		}
-		mo := pb.assemble(len(sizes), s1, s2, h, h0*h0/float64(int(1)<<level))
+		area := h0 * h0 / float64(int(1)<<level)
+		s2i, iest := pb.interpPairs(s2)
+		mo := pb.assemble(nc, s1, s2i, h, area)
 		if level%2 == 1 {
 			// Cuts: below t and v (eps each) and above tmax (cutHi); the
 			// skipped pair terms of this level (twice: also inside the
@@ -930,7 +955,7 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 				disc = change * (change / last)
 			}
 			last = change
-			mo.bound = disc + 5*pb.eps + pb.cutHi + round
+			mo.bound = disc + 5*pb.eps + pb.cutHi + round + area*iest
 			if mo.bound <= tol || level >= plMaxLevel {
 				return mo
 			}

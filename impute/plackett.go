@@ -947,8 +947,10 @@ func (pb *plProblem) integrate(nc int, tol float64, workers int) *moments {
 			// relative to entries ≤ 1: products of up to m nonnegative
 			// factors (2m ulps), two divisions each amplifying by at most
 			// 2(d+1) (see the polynomials), two nested sums of at most n
-			// terms.
-			round := float64(2*n+2*len(pb.cls)+12*(pb.d+1)*(pb.d+1)+100) * 0x1p-52
+			// terms; the division by a virtual class's factor amplifies by
+			// divGrowth (see plLightR).
+			grow := 2 * float64(pb.d+1) * divGrowth(pb.d, plLightR(pb.d))
+			round := (float64(2*n+2*len(pb.cls)+100) + 3*grow) * 0x1p-52
 			change := max(momentsDiff(mo, prev), pb.p1Change(s1, s1c, h))
 			disc := change
 			if level >= 3 && change < last {

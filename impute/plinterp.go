@@ -11,15 +11,16 @@ import (
 // factor of a candidate of weight w at node k), and the pair moments are
 // w_c1·w_c2 times Σ over columns of dv/dσ·e^{−w v}·A(w) (c2 later) and
 // dv/dσ·e^{−w_c1 v}·A(w) (c2 earlier): entire functions of w. On the light
-// classes, those whose factor keeps r = e^{−w u} ≥ 1/2 at every node
-// (w·tmax ≤ ln 2), dividing by f_w is stable for any w of their range, so
+// classes, those whose factor keeps r = e^{−w u} ≥ plLightR(d) at every
+// node (w·tmax ≤ −ln plLightR), dividing by f_w is stable for any w of
+// their range, so
 // a row with more light classes to pair with than plInterpK(d) sums those
 // two functions at as many Chebyshev points of the range ("virtual
 // classes", whose factors the grid and columns hold like real ones) and
 // interpolates to each light class once at the end (interpPairs), instead
 // of dividing by each class at every node: the divisions per node and row
 // drop from the number of light classes to plInterpK(d). At τ = 1, 73 of
-// the 100 classes at m = 100, ℓ = 10 are light and 23 of the 50 at m = 50,
+// the 100 classes at m = 100, ℓ = 10 are light and 40 of the 50 at m = 50,
 // ℓ = 5. The interpolation error is estimated from the last two Chebyshev
 // coefficients (which, the functions being entire of small exponential
 // type on the range, decay faster than geometrically, so the estimate is
@@ -32,9 +33,30 @@ import (
 // rounding level on TestPlackettLuceInterp's shapes).
 func plInterpK(d int) int { return 8 + d }
 
-// plLightMax is the largest w·tmax of a light class (just below ln 2, so
-// that rounding of e^{−w t}·e^{−w v} cannot put r below 1/2).
-const plLightMax = 0.69
+// plLightR returns the least r = e^{−w u} of a light class's factor for
+// degree d: 1/2 (where division grows rounding at most 2(d+1)-fold, as for
+// the real classes) or, for d ≤ 4, 1/4: division by r + p·x + q·y, p + q =
+// 1 − r, then grows rounding at most by divGrowth(d, 1/4) ≤ 484, and the
+// light classes at m = 50, ℓ = 5, τ = 1 become 40 of 50 instead of 23.
+func plLightR(d int) float64 {
+	if d <= 4 {
+		return 0.25
+	}
+	return 0.5
+}
+
+// divGrowth bounds the sum of the coefficients, up to degree d, of the
+// series of 1/(r + p·x + q·y) with p + q ≤ 1 − r: (1/r)·Σ_n ((1−r)/r)^n,
+// and at least 2(d+1) (the bound for r ≥ 1/2 that the rounding allowance
+// uses for every division).
+func divGrowth(d int, r float64) float64 {
+	s, t := 0.0, 1/r
+	for range d + 1 {
+		s += t
+		t *= (1 - r) / r
+	}
+	return max(s, 2*float64(d+1))
+}
 
 // setInterp chooses the light classes and, if there are more of them
 // than points, the virtual classes' weights, the interpolation
@@ -42,7 +64,10 @@ const plLightMax = 0.69
 func (pb *plProblem) setInterp() {
 	C, K := pb.nc, plInterpK(pb.d)
 	cL := C
-	for cL > 0 && pb.w[cL-1]*pb.tmax <= plLightMax {
+	// Just inside −ln r, so that rounding of e^{−w t}·e^{−w v} cannot put
+	// r below the limit.
+	lim := -math.Log(plLightR(pb.d)) * (1 - 1e-3)
+	for cL > 0 && pb.w[cL-1]*pb.tmax <= lim {
 		cL--
 	}
 	if pb.l < 2 || C-cL <= K {

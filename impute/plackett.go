@@ -365,6 +365,7 @@ type plProblem struct {
 	lm            []float64   // [(c − cL)·K + j]: interpolation weight of virtual j for class c
 	tailN, tailN1 []float64   // weights of the last two Chebyshev coefficients
 	vs, vt        [][]float64 // per row, [j·ss ..]: node sums with virtual class j (see interpPairs)
+	vv            []float64   // [(i·K + j)·ss ..]: node sums of virtual classes i (earlier) and j (later)
 }
 
 // mult is the number of ordered candidate pairs of classes c1 and c2.
@@ -659,6 +660,7 @@ type plScratch struct {
 	run, quot []float64
 	acc       []float64
 	ks        []int     // the nodes of the interpolated row
+	hv        []float64 // [k·ss ..]: the product leaving out a virtual class, per node
 	a1        []float64 // dt/dσ·e^{−w_c1 t}·qs per node
 	state     []uint8   // per node: what rowNode has prepared
 }
@@ -719,6 +721,9 @@ func (pb *plProblem) rowNode(c1, k int, col *plColumn, sc *plScratch, want uint8
 // everything but the factor e^{−w v} of the later clock, so one sum over t
 // serves both.
 func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScratch, s2 []float64) {
+	if pb.wv != nil && c1 >= pb.cL {
+		return // a light row: its pairs are all light, see p2Virtual
+	}
 	C, d := pb.nc, pb.d
 	ss := tri(d + 1)
 	n := len(col.it)
@@ -806,7 +811,13 @@ func (pb *plProblem) p2Level(g *plGrid, level int, s2 []float64, workers int) {
 			continue
 		}
 		parallelFor(workers, len(col.it), func(_, k int) { pb.fill(col, k, g, iv) })
-		parallelFor(workers, pb.nc, func(wk, c1 int) { pb.p2Row(c1, g, iv, col, &sc[wk], s2) })
+		parallelFor(workers, pb.nc+len(pb.wv), func(wk, c1 int) {
+			if c1 < pb.nc {
+				pb.p2Row(c1, g, iv, col, &sc[wk], s2)
+			} else {
+				pb.p2Virtual(c1-pb.nc, g, iv, col, &sc[wk])
+			}
+		})
 	}
 }
 

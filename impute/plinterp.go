@@ -19,7 +19,11 @@ import (
 // classes", whose factors the grid and columns hold like real ones) and
 // interpolates to each light class once at the end (interpPairs), instead
 // of dividing by each class at every node: the divisions per node and row
-// drop from the number of light classes to plInterpK(d). At τ = 1, 73 of
+// drop from the number of light classes to plInterpK(d). The rows of light
+// classes pair only with light classes (the weights are in descending
+// order), so the same holds in both variables: the node sums of pairs of
+// virtual classes, (K+1)·K/2 divisions per node, interpolated in both
+// weights (p2Virtual, interpLight), replace every light row. At τ = 1, 73 of
 // the 100 classes at m = 100, ℓ = 10 are light and 40 of the 50 at m = 50,
 // ℓ = 5. The interpolation error is estimated from the last two Chebyshev
 // coefficients (which, the functions being entire of small exponential
@@ -101,6 +105,7 @@ func (pb *plProblem) setInterp() {
 	for c := range C {
 		pb.vs[c], pb.vt[c] = make([]float64, K*ss), make([]float64, K*ss)
 	}
+	pb.vv = make([]float64, K*K*ss)
 	pb.lm = make([]float64, (C-cL)*K)
 	for c := cL; c < C; c++ {
 		row := pb.lm[(c-cL)*K : (c-cL+1)*K]
@@ -212,7 +217,7 @@ func (pb *plProblem) interpPairs(s2 []float64) (out []float64, est float64) {
 			first = c1
 		}
 		from := pb.interpFrom(first)
-		if from == C {
+		if from == C || c1 >= pb.cL {
 			continue
 		}
 		top := pb.w[c1] * pb.w[from] * pb.multFrom(c1, from)
@@ -235,7 +240,7 @@ func (pb *plProblem) interpPairs(s2 []float64) (out []float64, est float64) {
 			}
 		}
 	}
-	return out, est
+	return out, max(est, pb.interpLight(out))
 }
 
 // interpAdd adds ww·Σ_j lm[j]·v[j·ss ..] to dst.
@@ -247,4 +252,121 @@ func (pb *plProblem) interpAdd(dst, v, lm []float64, ww float64) {
 			dst[i] += f * x
 		}
 	}
+}
+
+// p2Virtual adds, for the column of v = t_iv, the node sums of virtual
+// class i (ringing earlier, at t) with every virtual class j ≥ i (later,
+// at t + v) to pb.vv, and with the roles swapped: the node sums agree but
+// for the factor e^{−w v} of the later class, as in p2Row. With the light
+// rows' pairs all between light classes, pb.vv replaces them (see
+// interpLight): (K + 1)·K/2 divisions per node instead of one per light
+// row and class.
+func (pb *plProblem) p2Virtual(i int, g *plGrid, iv int, col *plColumn, sc *plScratch) {
+	C, d, K, S := pb.nc, pb.d, len(pb.wv), pb.stride()
+	ss := tri(d + 1)
+	n := len(col.it)
+	jv := g.jac[iv]
+	// Every light pair's term at node k is at most jv·w_cL²·mult·dt/dσ·qs.
+	cut := pb.skip / (jv * pb.w[pb.cL] * pb.w[pb.cL] * pb.lightMult())
+	sc.hv = resize(sc.hv, n*ss)
+	sc.ks = sc.ks[:0]
+	ci := C + i
+	for k := range n {
+		if col.jt[k]*col.qs[k] <= cut {
+			continue
+		}
+		biDivLin(sc.hv[k*ss:(k+1)*ss], col.suf[k][:ss], d, col.rt[ci*n+k], col.pt[ci*n+k], col.qt[ci*n+k])
+		sc.ks = append(sc.ks, k)
+	}
+	div := biDivAccFor(d)
+	ai := col.at[ci*n : (ci+1)*n]
+	for j := i; j < K; j++ {
+		c := C + j
+		a, r, p, q := col.at[c*n:(c+1)*n], col.rt[c*n:(c+1)*n], col.pt[c*n:(c+1)*n], col.qt[c*n:(c+1)*n]
+		clear(sc.acc)
+		for _, k := range sc.ks {
+			div(sc.quot, sc.hv[k*ss:(k+1)*ss], d, r[k], p[k], q[k], col.jt[k]*ai[k]*a[k], sc.acc)
+		}
+		wj, wi := jv*g.a[iv*S+c], jv*g.a[iv*S+ci]
+		vij, vji := pb.vv[(i*K+j)*ss:(i*K+j+1)*ss], pb.vv[(j*K+i)*ss:(j*K+i+1)*ss]
+		for x, v := range sc.acc {
+			vij[x] += wj * v
+		}
+		if j != i {
+			for x, v := range sc.acc {
+				vji[x] += wi * v
+			}
+		}
+	}
+}
+
+// lightMult is the largest multiplicity of a pair of light classes.
+func (pb *plProblem) lightMult() float64 {
+	mult := 0.0
+	for c := pb.cL; c < pb.nc; c++ {
+		mult = max(mult, pb.mult(c, c), pb.mult(c, pb.cL))
+	}
+	return mult
+}
+
+// interpLight adds to s2 the pairs of light classes (c1 earlier, c2 later;
+// c1 = c2 when the class has two candidates or more): w_c1·w_c2 times the
+// tensor interpolant of pb.vv at (w_c1, w_c2), in two passes (over j for
+// every c2, then over i). It returns the estimated error: the last two
+// Chebyshev coefficients along each axis, times the Lebesgue constant of
+// the other axis' interpolation (the largest Σ_i |L_i(w)|).
+func (pb *plProblem) interpLight(s2 []float64) float64 {
+	C, K, cL := pb.nc, len(pb.wv), pb.cL
+	ss := tri(pb.d + 1)
+	L := C - cL
+	tj := make([]float64, K*L*ss) // [(i·L + c2 − cL)·ss ..]: Σ_j L_j(w_c2)·vv[i][j]
+	for i := range K {
+		for c2 := cL; c2 < C; c2++ {
+			dst := tj[(i*L+c2-cL)*ss : (i*L+c2-cL+1)*ss]
+			for j, l := range pb.lm[(c2-cL)*K : (c2-cL+1)*K] {
+				for x, v := range pb.vv[(i*K+j)*ss : (i*K+j+1)*ss] {
+					dst[x] += l * v
+				}
+			}
+		}
+	}
+	for c1 := cL; c1 < C; c1++ {
+		lm := pb.lm[(c1-cL)*K : (c1-cL+1)*K]
+		for c2 := cL; c2 < C; c2++ {
+			if c2 == c1 && pb.n[c1] < 2 {
+				continue
+			}
+			dst := s2[(c1*C+c2)*ss : (c1*C+c2+1)*ss]
+			ww := pb.w[c1] * pb.w[c2]
+			for i, l := range lm {
+				f := ww * l
+				for x, v := range tj[(i*L+c2-cL)*ss : (i*L+c2-cL+1)*ss] {
+					dst[x] += f * v
+				}
+			}
+		}
+	}
+	lebesgue := 0.0
+	for c := cL; c < C; c++ {
+		s := 0.0
+		for _, l := range pb.lm[(c-cL)*K : (c-cL+1)*K] {
+			s += math.Abs(l)
+		}
+		lebesgue = max(lebesgue, s)
+	}
+	tail := 0.0
+	for a := range K {
+		for x := range ss {
+			var rN, rN1, cN, cN1 float64 // along j for row a, along i for column a
+			for b := range K {
+				rv, cv := pb.vv[(a*K+b)*ss+x], pb.vv[(b*K+a)*ss+x]
+				rN += pb.tailN[b] * rv
+				rN1 += pb.tailN1[b] * rv
+				cN += pb.tailN[b] * cv
+				cN1 += pb.tailN1[b] * cv
+			}
+			tail = max(tail, math.Abs(rN)+math.Abs(rN1), math.Abs(cN)+math.Abs(cN1))
+		}
+	}
+	return pb.w[cL] * pb.w[cL] * pb.lightMult() * 2 * lebesgue * tail
 }

@@ -24,8 +24,8 @@ import (
 // order), so the same holds in both variables: the node sums of pairs of
 // virtual classes, (K+1)·K/2 divisions per node, interpolated in both
 // weights (p2Virtual, interpLight), replace every light row. At τ = 1, 73 of
-// the 100 classes at m = 100, ℓ = 10 are light and 40 of the 50 at m = 50,
-// ℓ = 5. The interpolation error is estimated from the last two Chebyshev
+// the 100 classes at m = 100, ℓ = 10 are light, and most at m = 50, ℓ = 5
+// (see plLightR). The interpolation error is estimated from the last two Chebyshev
 // coefficients (which, the functions being entire of small exponential
 // type on the range, decay faster than geometrically, so the estimate is
 // far above the error) and added to the bound; TestPlackettLuceInterp
@@ -38,12 +38,17 @@ import (
 func plInterpK(d int) int { return 8 + d }
 
 // plLightR returns the least r = e^{−w u} of a light class's factor for
-// degree d: 1/2 (where division grows rounding at most 2(d+1)-fold, as for
-// the real classes) or, for d ≤ 4, 1/4: division by r + p·x + q·y, p + q =
-// 1 − r, then grows rounding at most by divGrowth(d, 1/4) ≤ 484, and the
-// light classes at m = 50, ℓ = 5, τ = 1 become 40 of 50 instead of 23.
+// degree d: 1/2, where division grows rounding at most 2(d+1)-fold as for
+// the real classes, or for small d a lower limit, where division by
+// r + p·x + q·y (p + q = 1 − r) grows it at most divGrowth(d, r)-fold:
+// 1/8 for d ≤ 3 (3200), 1/4 for d = 4 (484); the rounding allowance of the
+// bound takes it in. At m = 50, ℓ = 5, τ = 1 more classes are then light
+// and the heavy rows, which divide by each class, fewer.
 func plLightR(d int) float64 {
-	if d <= 4 {
+	switch {
+	case d <= 3:
+		return 0.125
+	case d <= 4:
 		return 0.25
 	}
 	return 0.5

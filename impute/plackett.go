@@ -663,15 +663,17 @@ type plScratch struct {
 	hv        []float64 // [k·ss ..]: the product leaving out a virtual class, per node
 	a1        []float64 // dt/dσ·e^{−w_c1 t}·qs per node
 	state     []uint8   // per node: what rowNode has prepared
+	lowEnd    int       // lowPairs' classes end here
 }
 
 // lowPairs sets pt[k] to the products leaving out c1 and every c2 ≥ c1
-// with r < 1/2 at node k (c1 among them), from prefix, running middle and
-// suffix products.
+// with r < 1/2 at node k (c1 among them) below sc.lowEnd (the classes the
+// row divides by; it interpolates the others), from prefix, running
+// middle and suffix products.
 func (pb *plProblem) lowPairs(c1, k int, col *plColumn, sc *plScratch) {
 	d, C := pb.d, pb.nc
 	s2 := tri(d + 1)
-	pre, suf, kl := col.pre[k], col.suf[k], col.k[k]
+	pre, suf, kl := col.pre[k], col.suf[k], min(col.k[k], sc.lowEnd)
 	e0 := pb.rep[c1]
 	pt := resize(sc.pt[k], (kl-c1)*s2)
 	sc.pt[k] = pt
@@ -741,6 +743,7 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 		sc.a1[k] = col.jt[k] * a * col.qs[k]
 	}
 	from := pb.interpFrom(first)
+	sc.lowEnd = from
 	for c2 := first; c2 < from; c2++ {
 		clear(sc.acc)
 		ww := g.jac[iv] * pb.w[c1] * pb.w[c2]
@@ -937,8 +940,8 @@ func (pb *plProblem) integrate(nc int, tol float64, workers int) *moments {
 	if l > 1 {
 		s2 = make([]float64, pb.nc*pb.nc*tri(pb.d+1))
 	}
-	var prev *moments
-	last := 0.0 // the change of the previous quincunx level
+	var cur, prev []float64 // the moments of this level and the last (see scaled)
+	last := 0.0             // the change of the previous quincunx level
 	for level := 0; ; level++ {
 		halvings := (level + 1) / 2
 		h := h0 / float64(int(1)<<halvings)
@@ -950,7 +953,7 @@ func (pb *plProblem) integrate(nc int, tol float64, workers int) *moments {
 		}
 		area := h0 * h0 / float64(int(1)<<level)
 		s2i, iest := pb.interpPairs(s2)
-		mo := pb.assemble(nc, s1, s2i, h, area)
+		cur = pb.scaled(s1, s2i, h, area, cur)
 		if level%2 == 1 {
 			// Cuts: below t and v (eps each) and above tmax (cutHi); the
 			// skipped pair terms of this level (twice: also inside the
@@ -962,19 +965,55 @@ func (pb *plProblem) integrate(nc int, tol float64, workers int) *moments {
 			// divGrowth (see plLightR).
 			grow := 2 * float64(pb.d+1) * divGrowth(pb.d, plLightR(pb.d))
 			round := (float64(2*n+2*len(pb.cls)+100) + 3*grow) * 0x1p-52
-			change := max(momentsDiff(mo, prev), pb.p1Change(s1, s1c, h))
+			change := max(sliceMaxDiff(cur, prev), pb.p1Change(s1, s1c, h))
 			disc := change
 			if level >= 3 && change < last {
 				disc = change * (change / last)
 			}
 			last = change
-			mo.bound = disc + 5*pb.eps + pb.cutHi + round + area*iest
-			if mo.bound <= tol || level >= plMaxLevel {
+			if bound := disc + 5*pb.eps + pb.cutHi + round + area*iest; bound <= tol || level >= plMaxLevel {
+				mo := pb.assemble(nc, s1, s2i, h, area)
+				mo.bound = bound
 				return mo
 			}
 		}
-		prev = mo
+		prev, cur = cur, prev
 	}
+}
+
+// scaled returns in dst (reallocated if short) the moments of the node
+// sums s1 (step h) and s2 (area per node) as assemble computes them, in
+// the order of the sums: the first moments, then the pairs. Two levels'
+// largest difference is that of their moments (each moment is one entry).
+func (pb *plProblem) scaled(s1, s2 []float64, h, area float64, dst []float64) []float64 {
+	C, ss := pb.nc, tri(pb.d+1)
+	dst = resize(dst, len(s1)+len(s2))
+	for i, v := range s1 {
+		dst[i] = float64(pb.n[i%C]) * h * v
+	}
+	if len(s2) == 0 {
+		return dst
+	}
+	out := dst[len(s1):]
+	for c1 := range C {
+		for c2 := range C {
+			mult := pb.mult(c1, c2)
+			o := (c1*C + c2) * ss
+			for x, v := range s2[o : o+ss] {
+				out[o+x] = mult * area * v
+			}
+		}
+	}
+	return dst
+}
+
+// sliceMaxDiff returns the largest entrywise |a − b|.
+func sliceMaxDiff(a, b []float64) float64 {
+	worst := 0.0
+	for i, v := range a {
+		worst = max(worst, math.Abs(v-b[i]))
+	}
+	return worst
 }
 
 // p1Change returns the largest class-level difference of the first moments

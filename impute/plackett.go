@@ -366,6 +366,8 @@ type plProblem struct {
 	tailN, tailN1 []float64   // weights of the last two Chebyshev coefficients
 	vs, vt        [][]float64 // per row, [j·ss ..]: node sums with virtual class j (see interpPairs)
 	vv            []float64   // [(i·K + j)·ss ..]: node sums of virtual classes i (earlier) and j (later)
+	lmult         float64     // the largest multiplicity of a pair of light classes
+	s2buf         []float64   // the node sums with the interpolated pairs (interpPairs)
 }
 
 // mult is the number of ordered candidate pairs of classes c1 and c2.

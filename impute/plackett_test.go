@@ -147,7 +147,17 @@ func TestPlackettLuceVsDP(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := checkWithin(t, "quadrature", got, want, min(got.bound, 1e-9))
-			t.Logf("error %.2g, bound %.2g", e, got.bound)
+			// A coarse tolerance makes the discretisation, and so the
+			// contraction model of the bound, matter.
+			coarse, err := plackettLuceMoments(sizes, w, tc.l, plOptions{ExactBudget: -1, Tol: 1e-6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(coarse.bound <= 1e-6) {
+				t.Errorf("Tol 1e-6: bound %g", coarse.bound)
+			}
+			ec := checkWithin(t, "quadrature, Tol 1e-6", coarse, want, coarse.bound)
+			t.Logf("error %.2g, bound %.2g; Tol 1e-6: error %.2g, bound %.2g", e, got.bound, ec, coarse.bound)
 		})
 	}
 }

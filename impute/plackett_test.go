@@ -378,11 +378,13 @@ func BenchmarkPlackettLuce(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			sizes, w := plScores(bc.m, bc.tau, 1)
+			start := processCPU()
 			for b.Loop() {
 				if _, err := plackettLuceMoments(sizes, w, bc.l, plOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

@@ -359,6 +359,15 @@ type plProblem struct {
 	cutHi    float64   // mass left out above tmax (≤ eps unless tmax hit its limit)
 	eps      float64   // mass bound of the cuts below t and v and of the skipped terms
 	skip     float64   // pair terms of a node at most this are left out
+	// Interpolation over the light classes (see plinterp.go); wv nil: none.
+	cL            int         // the first light class
+	wv            []float64   // the virtual classes' weights, at Chebyshev points
+	lm            []float64   // [(c − cL)·K + j]: interpolation weight of virtual j for class c
+	tailN, tailN1 []float64   // weights of the last two Chebyshev coefficients
+	vs, vt        [][]float64 // per row, [j·ss ..]: node sums with virtual class j (see interpPairs)
+	vv            []float64   // [(i·K + j)·ss ..]: node sums of virtual classes i (earlier) and j (later)
+	lmult         float64     // the largest multiplicity of a pair of light classes
+	s2buf         []float64   // the node sums with the interpolated pairs (interpPairs)
 }
 
 // mult is the number of ordered candidate pairs of classes c1 and c2.
@@ -403,6 +412,7 @@ func newPLProblem(sizes []int, w []float64, l int, eps float64) *plProblem {
 	// for steps h ≤ plStep, so terms ≤ skip left out add up to ≤ eps.
 	span := pb.hi - pb.lo + plStep
 	pb.skip = eps / (span * span)
+	pb.setInterp()
 	return pb
 }
 
@@ -468,19 +478,20 @@ func (pb *plProblem) phi(s float64) (t, jac float64) {
 // plGrid holds the nodes σ_i = lo + i·h with the clocks' survival at t_i.
 type plGrid struct {
 	t, jac []float64 // t_i and dt/dσ
-	a, ab  []float64 // [i·C + c]: e^{−w_c t_i} and 1 − e^{−w_c t_i}
+	a, ab  []float64 // [i·S + c]: e^{−w_c t_i} and 1 − e^{−w_c t_i}, S = pb.stride()
 }
 
 // grid returns the n nodes of step h.
 func (pb *plProblem) grid(h float64, n int) *plGrid {
-	C := pb.nc
-	g := &plGrid{t: make([]float64, n), jac: make([]float64, n), a: make([]float64, n*C), ab: make([]float64, n*C)}
+	S := pb.stride()
+	g := &plGrid{t: make([]float64, n), jac: make([]float64, n), a: make([]float64, n*S), ab: make([]float64, n*S)}
 	for i := range n {
 		t, jac := pb.phi(pb.lo + float64(i)*h)
 		g.t[i], g.jac[i] = t, jac
-		for c, w := range pb.w {
-			g.a[i*C+c] = math.Exp(-w * t)
-			g.ab[i*C+c] = -math.Expm1(-w * t)
+		for c := range S {
+			w := pb.weight(c)
+			g.a[i*S+c] = math.Exp(-w * t)
+			g.ab[i*S+c] = -math.Expm1(-w * t)
 		}
 	}
 	return g
@@ -494,7 +505,7 @@ func (pb *plProblem) grid(h float64, n int) *plGrid {
 // that is stable (e^{−w t} ≥ 1/2) and multiplies prefix and suffix products
 // otherwise.
 func (pb *plProblem) p1Sums(g *plGrid) (s1, even []float64) {
-	C, l, m := pb.nc, pb.l, len(pb.cls)
+	C, l, m, S := pb.nc, pb.l, len(pb.cls), pb.stride()
 	s1, even = make([]float64, l*C), make([]float64, l*C)
 	pre := make([]float64, (m+1)*l)
 	suf := make([]float64, (m+1)*l)
@@ -503,7 +514,7 @@ func (pb *plProblem) p1Sums(g *plGrid) (s1, even []float64) {
 		if t > pb.tmax {
 			break
 		}
-		a, ab := g.a[i*C:(i+1)*C], g.ab[i*C:(i+1)*C]
+		a, ab := g.a[i*S:i*S+C], g.ab[i*S:i*S+C]
 		k := 0
 		for k < C && a[k] < 0.5 {
 			k++
@@ -559,7 +570,7 @@ func (pb *plProblem) p1Sums(g *plGrid) (s1, even []float64) {
 type plColumn struct {
 	it         []int     // grid index of each t
 	r, p, q    []float64 // [k·C + c]
-	rt, pt, qt []float64 // [c·n + k]: r, p, q transposed
+	rt, pt, qt []float64 // [c·n + k]: r, p, q transposed (also of the virtual classes, c ≥ C)
 	at         []float64 // [c·n + k]: e^{−w_c t}
 	jt         []float64 // dt/dσ of each t
 	qs         []float64 // bound on every coefficient of a pair's product, see fewRang
@@ -568,28 +579,30 @@ type plColumn struct {
 	run        [][]float64 // per node, scratch of fill
 }
 
-func newPLColumn(n, nc int) *plColumn {
+func newPLColumn(n, nc, stride int) *plColumn {
 	f := func() []float64 { return make([]float64, n*nc) }
+	ft := func() []float64 { return make([]float64, n*stride) }
 	return &plColumn{
 		it: make([]int, 0, n), k: make([]int, n), jt: make([]float64, n), qs: make([]float64, n),
-		r: f(), p: f(), q: f(), rt: f(), pt: f(), qt: f(), at: f(),
+		r: f(), p: f(), q: f(), rt: ft(), pt: ft(), qt: ft(), at: ft(),
 		pre: make([][]float64, n), suf: make([][]float64, n), run: make([][]float64, n),
 	}
 }
 
 // fill computes node k of the column of v = t_iv.
 func (pb *plProblem) fill(col *plColumn, k int, g *plGrid, iv int) {
-	C, d := pb.nc, pb.d
+	C, d, S := pb.nc, pb.d, pb.stride()
 	s2 := tri(d + 1)
 	it := col.it[k]
 	r, p, q := col.r[k*C:(k+1)*C], col.p[k*C:(k+1)*C], col.q[k*C:(k+1)*C]
 	n := len(col.it)
-	for c := range C {
-		at, av := g.a[it*C+c], g.a[iv*C+c]
-		p[c] = g.ab[it*C+c]
-		q[c] = at * g.ab[iv*C+c]
-		r[c] = at * av
-		col.rt[c*n+k], col.pt[c*n+k], col.qt[c*n+k], col.at[c*n+k] = r[c], p[c], q[c], at
+	for c := range S {
+		at, av := g.a[it*S+c], g.a[iv*S+c]
+		pc, qc, rc := g.ab[it*S+c], at*g.ab[iv*S+c], at*av
+		if c < C {
+			p[c], q[c], r[c] = pc, qc, rc
+		}
+		col.rt[c*n+k], col.pt[c*n+k], col.qt[c*n+k], col.at[c*n+k] = rc, pc, qc, at
 	}
 	col.jt[k] = g.jac[it]
 	col.run[k] = resize(col.run[k], d+1)
@@ -648,17 +661,21 @@ type plScratch struct {
 	pt        [][]float64 // per node, [(c2−c1)·s2 ..]: leaving out c1 and c2, both r < 1/2
 	run, quot []float64
 	acc       []float64
+	ks        []int     // the nodes of the interpolated row
+	hv        []float64 // [k·ss ..]: the product leaving out a virtual class, per node
 	a1        []float64 // dt/dσ·e^{−w_c1 t}·qs per node
 	state     []uint8   // per node: what rowNode has prepared
+	lowEnd    int       // lowPairs' classes end here
 }
 
 // lowPairs sets pt[k] to the products leaving out c1 and every c2 ≥ c1
-// with r < 1/2 at node k (c1 among them), from prefix, running middle and
-// suffix products.
+// with r < 1/2 at node k (c1 among them) below sc.lowEnd (the classes the
+// row divides by; it interpolates the others), from prefix, running
+// middle and suffix products.
 func (pb *plProblem) lowPairs(c1, k int, col *plColumn, sc *plScratch) {
 	d, C := pb.d, pb.nc
 	s2 := tri(d + 1)
-	pre, suf, kl := col.pre[k], col.suf[k], col.k[k]
+	pre, suf, kl := col.pre[k], col.suf[k], min(col.k[k], sc.lowEnd)
 	e0 := pb.rep[c1]
 	pt := resize(sc.pt[k], (kl-c1)*s2)
 	sc.pt[k] = pt
@@ -708,6 +725,9 @@ func (pb *plProblem) rowNode(c1, k int, col *plColumn, sc *plScratch, want uint8
 // everything but the factor e^{−w v} of the later clock, so one sum over t
 // serves both.
 func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScratch, s2 []float64) {
+	if pb.wv != nil && c1 >= pb.cL {
+		return // a light row: its pairs are all light, see p2Virtual
+	}
 	C, d := pb.nc, pb.d
 	ss := tri(d + 1)
 	n := len(col.it)
@@ -718,13 +738,15 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 	if pb.n[c1] > 1 {
 		first = c1
 	}
-	av := g.a[iv*C : (iv+1)*C]
+	av := g.a[iv*pb.stride() : iv*pb.stride()+C]
 	div := biDivAccFor(d)
 	sc.a1 = resize(sc.a1, n)
 	for k, a := range col.at[c1*n : (c1+1)*n] {
 		sc.a1[k] = col.jt[k] * a * col.qs[k]
 	}
-	for c2 := first; c2 < C; c2++ {
+	from := pb.interpFrom(first)
+	sc.lowEnd = from
+	for c2 := first; c2 < from; c2++ {
 		clear(sc.acc)
 		ww := g.jac[iv] * pb.w[c1] * pb.w[c2]
 		// A node whose whole term is at most pb.skip is left out (see
@@ -761,6 +783,9 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 			}
 		}
 	}
+	if from < C {
+		pb.p2RowInterp(c1, from, g, iv, col, sc)
+	}
 }
 
 // p2Level adds to s2 the terms of the nodes of grid g new at level (see
@@ -771,7 +796,7 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 func (pb *plProblem) p2Level(g *plGrid, level int, s2 []float64, workers int) {
 	n := len(g.t)
 	ss := tri(pb.d + 1)
-	col := newPLColumn(n, pb.nc)
+	col := newPLColumn(n, pb.nc, pb.stride())
 	sc := make([]plScratch, workers)
 	for i := range sc {
 		sc[i] = plScratch{pt: make([][]float64, n), run: make([]float64, ss), quot: make([]float64, ss),
@@ -791,7 +816,13 @@ func (pb *plProblem) p2Level(g *plGrid, level int, s2 []float64, workers int) {
 			continue
 		}
 		parallelFor(workers, len(col.it), func(_, k int) { pb.fill(col, k, g, iv) })
-		parallelFor(workers, pb.nc, func(wk, c1 int) { pb.p2Row(c1, g, iv, col, &sc[wk], s2) })
+		parallelFor(workers, pb.nc+len(pb.wv), func(wk, c1 int) {
+			if c1 < pb.nc {
+				pb.p2Row(c1, g, iv, col, &sc[wk], s2)
+			} else {
+				pb.p2Virtual(c1-pb.nc, g, iv, col, &sc[wk])
+			}
+		})
 	}
 }
 
@@ -832,25 +863,31 @@ func parallelFor(workers, n int, f func(worker, i int)) {
 	wg.Wait()
 }
 
-// plStep is the largest step of the clock quadrature and plMaxLevel the
-// last level (each doubles the nodes), beyond which the bound is returned
-// as it is.
+// plStep is the largest step of the clock quadrature's first level, and
+// plMaxLevel the last level (each doubles the nodes), beyond which the
+// bound is returned as it is.
 const (
-	plStep     = 0.5
-	plMaxLevel = 4
+	plStep     = 1.0
+	plMaxLevel = 5
 )
 
-// plFirstStep returns the step h0 of the first level, chosen so that its
-// error is about tol/10 and the check of the second level usually passes.
-// On the hardest shapes tried (scores ~ N(0,1)/τ) the error of step h was
-// m = 100, ℓ = 10, τ = 1: 1e-4, 7e-7, 2e-10, 1e-15 at h = 0.5, 0.35, 0.25,
-// 0.18; m = 60, ℓ = 20: 2e-8 at 0.25, 2e-11 at 0.2; m = 50, ℓ = 5: 7e-9 at
-// 0.35, 3e-13 at 0.25 (the coefficients of higher degree are narrower
-// functions of log t). 1/h = (ℓ/10)^{1/4}·(1.36 + 0.13·ln(1/tol)) fits
-// these with that margin.
+// plFirstStep returns the step h0 of the first level: twice the step H of
+// the square grid whose error, by the model below, is tol^{0.6}, so that
+// level 3 (the quincunx of step H) is certified to tol (see plQuadrature):
+// its bound is that error times the contraction from step 2H, about
+// tol^{0.6} again (up to the model's margin and constants), on the shapes
+// of TestPlackettLuceVsDP and BenchmarkPlackettLuce 10–300 times below tol
+// at tol = 1e-10. (Aiming lower pushes some shapes to level 5, which costs
+// four times as much.)
+// On the hardest shapes tried (scores ~ N(0,1)/τ) the error of the square
+// grid of step h was m = 100, ℓ = 10, τ = 1: 1e-4, 7e-7, 2e-10, 1e-15 at
+// h = 0.5, 0.35, 0.25, 0.18; m = 60, ℓ = 20: 2e-8 at 0.25, 2e-11 at 0.2;
+// m = 50, ℓ = 5: 7e-9 at 0.35, 3e-13 at 0.25 (the coefficients of higher
+// degree are narrower functions of log t). 1/h = (ℓ/10)^{1/4}·(1.36 +
+// 0.13·ln(1/E)) fits these with a margin of about ten for an error E.
 func plFirstStep(l int, tol float64) float64 {
-	inv := math.Pow(float64(l)/10, 0.25) * (1.36 + 0.13*math.Log(1/tol))
-	return min(plStep, 1/inv)
+	inv := math.Pow(float64(l)/10, 0.25) * (1.36 + 0.13*0.6*math.Log(1/tol))
+	return min(plStep, 2/inv)
 }
 
 // plQuadrature computes the moments from the exponential-clock integrals
@@ -864,29 +901,49 @@ func plFirstStep(l int, tol float64) float64 {
 // both variables mapped by phi. The integrands are analytic in a strip
 // around the real line in each variable, so the trapezoidal rule converges
 // geometrically and its error is the aliasing Σ_{ξ≠0} F̂(ξ) over the dual
-// lattice, |F̂(ξ)| ≲ e^{−δ(|ξ1|+|ξ2|)}. Level 0 is the square grid of step
-// h0; level 1 adds the grid shifted by (h0/2, h0/2), which flips the sign of
-// the dominant terms ξ = (±2π/h0, 0), (0, ±2π/h0): the resulting quincunx
-// rule is as accurate as the square grid of step h0/2 (its leading terms
-// are e^{−4πδ/h0} too) with half its nodes, and the change from level 0
-// measures level 0's error. Further levels alternate: square grid of half
-// the step, then its quincunx. p1 (one variable) is summed on the full grid
-// of each level's step and checked against every other node.
+// lattice, |F̂(ξ)| ≲ e^{−δ(|ξ1|+|ξ2|)}. Level 0 is the square grid S of step
+// h0; level 1 adds the grid shifted by (h0/2, h0/2), which flips the sign
+// of S's dominant terms ξ = (±2π/h0, 0), (0, ±2π/h0): the resulting
+// quincunx rule Q is as accurate as the square grid of step h0/2 (its
+// leading terms have |ξ1|+|ξ2| = 4π/h0) with half its nodes, and the
+// change from S measures S's error. Further levels alternate: square grid
+// of half the step, then its quincunx, every level keeping the nodes of
+// the ones before. p1 (one variable) is summed on the full grid of each
+// level's step and checked against every other node.
 //
-// The bound is the largest change from the previous level (an estimate of
-// that level's error; the level returned is far more accurate, each level
-// roughly squaring the error) plus the cuts of the domain and the skipped
-// terms (bounded in newPLProblem, upperCut and p2Row) plus a rounding
-// allowance.
+// The discretisation part of the bound is checked at the quincunx levels
+// (odd). At level 1 it is the change c1 from level 0, as an estimate of
+// level 0's error (level 1 is far more accurate). At level L ≥ 3 it is
+// c_L·min(1, c_L/c_{L−2}): the error of level L is bounded assuming it is
+// at most c_L (level L−1's error) times the contraction observed between
+// the previous two quincunx checks. Each check doubles the leading
+// aliasing frequency |ξ1|+|ξ2| (π, 2π, 4π over the step of level L−1's
+// square grid), so under geometric convergence the error of level L is
+// c_L times the square of that contraction: the assumption leaves a
+// margin of 1/contraction (10³–10⁵ on the shapes above), and it is
+// tested against the exact moments (TestPlackettLuceVsDP and the others).
+// plFirstStep picks h0 so that level 3 meets tol.
+//
+// The bound adds to that the cuts of the domain and the skipped terms
+// (bounded in newPLProblem, upperCut and p2Row), the estimated error of
+// the interpolation over the light classes (see plinterp.go) and a
+// rounding allowance.
 func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *moments {
-	pb := newPLProblem(sizes, w, l, tol*1e-3)
+	return newPLProblem(sizes, w, l, tol*1e-3).integrate(len(sizes), tol, workers)
+}
+
+// integrate runs plQuadrature's levels on the prepared problem, for nc
+// caller's classes.
+func (pb *plProblem) integrate(nc int, tol float64, workers int) *moments {
+	l := pb.l
 	h0 := plFirstStep(l, tol)
 	n0 := int(math.Ceil((pb.hi - pb.lo) / h0))
 	var s2 []float64
 	if l > 1 {
 		s2 = make([]float64, pb.nc*pb.nc*tri(pb.d+1))
 	}
-	var prev *moments
+	var cur, prev []float64 // the moments of this level and the last (see scaled)
+	last := 0.0             // the change of the previous quincunx level
 	for level := 0; ; level++ {
 		halvings := (level + 1) / 2
 		h := h0 / float64(int(1)<<halvings)
@@ -896,24 +953,69 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 		if l > 1 {
 			pb.p2Level(g, level, s2, workers)
 		}
-		mo := pb.assemble(len(sizes), s1, s2, h, h0*h0/float64(int(1)<<level))
-		if prev != nil {
+		area := h0 * h0 / float64(int(1)<<level)
+		s2i, iest := pb.interpPairs(s2)
+		cur = pb.scaled(s1, s2i, h, area, cur)
+		if level%2 == 1 {
 			// Cuts: below t and v (eps each) and above tmax (cutHi); the
 			// skipped pair terms of this level (twice: also inside the
 			// difference) and of the previous one (eps each). Rounding,
 			// relative to entries ≤ 1: products of up to m nonnegative
 			// factors (2m ulps), two divisions each amplifying by at most
 			// 2(d+1) (see the polynomials), two nested sums of at most n
-			// terms.
-			round := float64(2*n+2*len(pb.cls)+12*(pb.d+1)*(pb.d+1)+100) * 0x1p-52
-			change := max(momentsDiff(mo, prev), pb.p1Change(s1, s1c, h))
-			mo.bound = change + 5*pb.eps + pb.cutHi + round
-			if mo.bound <= tol || level == plMaxLevel {
+			// terms; the division by a virtual class's factor amplifies by
+			// divGrowth (see plLightR).
+			grow := 2 * float64(pb.d+1) * divGrowth(pb.d, plLightR(pb.d))
+			round := (float64(2*n+2*len(pb.cls)+100) + 3*grow) * 0x1p-52
+			change := max(sliceMaxDiff(cur, prev), pb.p1Change(s1, s1c, h))
+			disc := change
+			if level >= 3 && change < last {
+				disc = change * (change / last)
+			}
+			last = change
+			if bound := disc + 5*pb.eps + pb.cutHi + round + area*iest; bound <= tol || level >= plMaxLevel {
+				mo := pb.assemble(nc, s1, s2i, h, area)
+				mo.bound = bound
 				return mo
 			}
 		}
-		prev = mo
+		prev, cur = cur, prev
 	}
+}
+
+// scaled returns in dst (reallocated if short) the moments of the node
+// sums s1 (step h) and s2 (area per node) as assemble computes them, in
+// the order of the sums: the first moments, then the pairs. Two levels'
+// largest difference is that of their moments (each moment is one entry).
+func (pb *plProblem) scaled(s1, s2 []float64, h, area float64, dst []float64) []float64 {
+	C, ss := pb.nc, tri(pb.d+1)
+	dst = resize(dst, len(s1)+len(s2))
+	for i, v := range s1 {
+		dst[i] = float64(pb.n[i%C]) * h * v
+	}
+	if len(s2) == 0 {
+		return dst
+	}
+	out := dst[len(s1):]
+	for c1 := range C {
+		for c2 := range C {
+			mult := pb.mult(c1, c2)
+			o := (c1*C + c2) * ss
+			for x, v := range s2[o : o+ss] {
+				out[o+x] = mult * area * v
+			}
+		}
+	}
+	return dst
+}
+
+// sliceMaxDiff returns the largest entrywise |a − b|.
+func sliceMaxDiff(a, b []float64) float64 {
+	worst := 0.0
+	for i, v := range a {
+		worst = max(worst, math.Abs(v-b[i]))
+	}
+	return worst
 }
 
 // p1Change returns the largest class-level difference of the first moments

@@ -135,7 +135,7 @@ func TestPlackettLuceVsDP(t *testing.T) {
 	for _, tc := range []struct {
 		m, l int
 		tau  float64
-	}{{20, 5, 1}, {20, 5, 0.2}, {20, 5, 5}, {25, 4, 1}, {25, 5, 0.5}, {22, 6, 2}} {
+	}{{20, 5, 1}, {20, 5, 0.2}, {20, 5, 5}, {25, 4, 1}, {25, 5, 0.5}, {22, 6, 2}, {14, 9, 1}, {18, 8, 0.3}, {30, 3, 1}, {30, 4, 0.5}} {
 		t.Run(fmt.Sprintf("m=%d,l=%d,tau=%g", tc.m, tc.l, tc.tau), func(t *testing.T) {
 			sizes, w := plScores(tc.m, tc.tau, uint64(tc.m*100+tc.l))
 			want, ok := weightedMoments(sizes, w, tc.l, 1<<22)
@@ -147,7 +147,51 @@ func TestPlackettLuceVsDP(t *testing.T) {
 				t.Fatal(err)
 			}
 			e := checkWithin(t, "quadrature", got, want, min(got.bound, 1e-9))
-			t.Logf("error %.2g, bound %.2g", e, got.bound)
+			// A coarse tolerance makes the discretisation, and so the
+			// contraction model of the bound, matter.
+			coarse, err := plackettLuceMoments(sizes, w, tc.l, plOptions{ExactBudget: -1, Tol: 1e-6})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !(coarse.bound <= 1e-6) {
+				t.Errorf("Tol 1e-6: bound %g", coarse.bound)
+			}
+			ec := checkWithin(t, "quadrature, Tol 1e-6", coarse, want, coarse.bound)
+			t.Logf("error %.2g, bound %.2g; Tol 1e-6: error %.2g, bound %.2g", e, got.bound, ec, coarse.bound)
+		})
+	}
+}
+
+// TestPlackettLuceInterp checks the interpolation over the light classes
+// (plinterp.go) against the same quadrature dividing by every class: the
+// difference is the interpolation error, which the bound must cover, and
+// is at rounding level with plInterpK's points. (TestPlackettLuceVsDP's
+// shapes m = 20, ℓ = 5, τ = 0.2 and m = 30 interpolate too, checked there
+// against the exact programme.)
+func TestPlackettLuceInterp(t *testing.T) {
+	shapes := []struct {
+		m, l int
+		tau  float64
+	}{{80, 3, 1}, {60, 4, 1}, {50, 5, 0.3}, {100, 10, 5}}
+	if testing.Short() {
+		shapes = shapes[:3]
+	}
+	for _, tc := range shapes {
+		t.Run(fmt.Sprintf("m=%d,l=%d,tau=%g", tc.m, tc.l, tc.tau), func(t *testing.T) {
+			sizes, w := plScores(tc.m, tc.tau, uint64(tc.m*100+tc.l))
+			pb := newPLProblem(sizes, w, tc.l, defaultPLTol*1e-3)
+			if pb.wv == nil {
+				t.Fatal("no light classes to interpolate")
+			}
+			got := pb.integrate(len(sizes), defaultPLTol, 2)
+			direct := newPLProblem(sizes, w, tc.l, defaultPLTol*1e-3)
+			direct.wv = nil
+			want := direct.integrate(len(sizes), defaultPLTol, 2)
+			if !(got.bound <= defaultPLTol) {
+				t.Errorf("bound %g", got.bound)
+			}
+			e := checkWithin(t, "interpolated vs divided", got, want, min(got.bound, 1e-14))
+			t.Logf("%d light classes, %d points: difference %.2g, bound %.2g", tc.m-pb.cL, len(pb.wv), e, got.bound)
 		})
 	}
 }
@@ -334,11 +378,13 @@ func BenchmarkPlackettLuce(b *testing.B) {
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			sizes, w := plScores(bc.m, bc.tau, 1)
+			start := processCPU()
 			for b.Loop() {
 				if _, err := plackettLuceMoments(sizes, w, bc.l, plOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

@@ -41,6 +41,7 @@ func benchImpression(b *testing.B, build func(*Dist, GammaOptions) (*Gamma, erro
 			v := Indicator(nil, d.m, lastSlate(d.m, d.l))
 			w := make([]float64, len(v))
 			b.ResetTimer()
+			start := processCPU()
 			for range b.N {
 				g, err := build(d, GammaOptions{})
 				if err != nil {
@@ -48,6 +49,7 @@ func benchImpression(b *testing.B, build func(*Dist, GammaOptions) (*Gamma, erro
 				}
 				g.PinvMulVec(w, v)
 			}
+			reportCPU(b, start)
 		})
 	}
 }
@@ -63,11 +65,14 @@ func BenchmarkImpressionMoments(b *testing.B) {
 	for _, sh := range impressionShapes {
 		b.Run(fmt.Sprintf("m=%d/l=%d", sh[0], sh[1]), func(b *testing.B) {
 			d := plImpressionDist(b, sh[0], sh[1], 1, 1)
+			b.ResetTimer()
+			start := processCPU()
 			for range b.N {
 				if _, err := plackettLuceMoments(d.classSizes(), d.w, d.l, plOptions{}); err != nil {
 					b.Fatal(err)
 				}
 			}
+			reportCPU(b, start)
 		})
 	}
 }

@@ -141,23 +141,33 @@ func imputeConfig(c *cli.Context) (pipeline.ImputeConfig, error) {
 // drFlags reads --targets-kind, --baseline and --baseline-folds: the last
 // two only with dr, which cross-fits with XGBoost unless given a model.
 func drFlags(c *cli.Context) (pipeline.DRTargets, error) {
-	switch kind := c.String("targets-kind"); kind {
-	case pipeline.TargetsPI:
+	kind, err := targetsKind(c)
+	if err != nil {
+		return pipeline.DRTargets{}, err
+	}
+	if kind == pipeline.TargetsPI {
 		for _, f := range []string{"baseline", "baseline-folds"} {
 			if c.IsSet(f) {
 				return pipeline.DRTargets{}, fmt.Errorf("--%s is the reward model of --targets-kind dr, not of pi targets", f)
 			}
 		}
 		return pipeline.DRTargets{}, nil
-	case pipeline.TargetsDR:
-		if err := checkBaselineFlags(c); err != nil {
-			return pipeline.DRTargets{}, err
-		}
-		if c.String("baseline") == policy.Crossfit && !trainer.Available {
-			return pipeline.DRTargets{}, fmt.Errorf("--targets-kind dr --baseline crossfit fits φ̄ with XGBoost (--baseline model:PATH does not): %w", trainer.ErrNoCgo)
-		}
-		return pipeline.DRTargets{Baseline: c.String("baseline"), Folds: c.Int("baseline-folds")}, nil
+	}
+	if err := checkBaselineFlags(c); err != nil {
+		return pipeline.DRTargets{}, err
+	}
+	if c.String("baseline") == policy.Crossfit && !trainer.Available {
+		return pipeline.DRTargets{}, fmt.Errorf("--targets-kind dr --baseline crossfit fits φ̄ with XGBoost (--baseline model:PATH does not): %w", trainer.ErrNoCgo)
+	}
+	return pipeline.DRTargets{Baseline: c.String("baseline"), Folds: c.Int("baseline-folds")}, nil
+}
+
+// targetsKind reads --targets-kind: pi or dr.
+func targetsKind(c *cli.Context) (string, error) {
+	switch kind := c.String("targets-kind"); kind {
+	case pipeline.TargetsPI, pipeline.TargetsDR:
+		return kind, nil
 	default:
-		return pipeline.DRTargets{}, fmt.Errorf("--targets-kind %q: want %s or %s", kind, pipeline.TargetsPI, pipeline.TargetsDR)
+		return "", fmt.Errorf("--targets-kind %q: want %s or %s", kind, pipeline.TargetsPI, pipeline.TargetsDR)
 	}
 }

@@ -118,10 +118,9 @@ func TestImputeDRTargets(t *testing.T) {
 		phibar[r[0]+"/"+r[1]+"/"+r[2]] = atof(t, r[3])
 	}
 	type query struct {
-		docs   int
-		n      float64
-		theta  []float64 // Σ_i (r_i − 1_{s_i}ᵀφ̄)·1_{s_i}, index j·m + a
-		slates int
+		docs  int
+		n     float64
+		theta []float64 // Σ_i (r_i − 1_{s_i}ᵀφ̄)·1_{s_i}, index j·m + a
 	}
 	queries := map[string]*query{}
 	size := map[string]int{}

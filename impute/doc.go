@@ -18,7 +18,9 @@
 //     marginals that Γ† cannot see (Gamma.Coverage);
 //   - the per-query sufficient statistics of a log, S_x = Σ_i r_i 1_{s_i}
 //     and n_x (Stats), from which θ̂_x = S_x/n_x and the PI-OPT regression
-//     targets φ̂_x = Γ†θ̂_x (ComputeTargets);
+//     targets φ̂_x = Γ†θ̂_x (ComputeTargets), and their doubly-robust form
+//     φ̄_x + Γ†θ̂'_x from the residual rewards r − 1_sᵀφ̄_x of a reward
+//     model φ̄ (Baseline);
 //   - the terms of the estimator and its deviation bound for a target
 //     policy π with expected slate indicator q_π: the weights 1_sᵀΓ†q_π
 //     (SlateSum, SlateForm), the per-query term q_πᵀΓ†q_π of σ², and, with

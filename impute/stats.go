@@ -57,6 +57,10 @@ func (s *Stats) Add(q int, slate []int32, r float64) {
 	s.count[q]++
 }
 
+// Slots returns ℓ, the longest slate: unit q's slates have
+// Candidates().Slots(q, ℓ) slots.
+func (s *Stats) Slots() int { return s.slots }
+
 // Count returns n_x, the number of logged slates of query q.
 func (s *Stats) Count(q int) int64 { return s.count[q] }
 

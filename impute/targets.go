@@ -20,10 +20,15 @@ type TargetOptions struct {
 	threads int
 	// Header becomes the targets' header (copied; slots is set).
 	Header map[string]string
+	// Baseline, when not nil, makes the targets doubly robust: the
+	// statistics hold residual rewards r − 1_sᵀφ̄_x (Baseline.Residual)
+	// and every unit's target is φ̄_x + Γ_x†(S_x/n_x). nil: PI targets.
+	Baseline Baseline
 }
 
 // ComputeTargets turns per-query statistics into PI-OPT's regression
-// targets: for every logged query x, φ̄_x = Γ†(S_x/n_x), one row per
+// targets: for every logged query x, φ̄_x = Γ†(S_x/n_x) (doubly robust
+// with opt.Baseline: φ̄_x + Γ†(S_x/n_x) of residual rewards), one row per
 // candidate document and slot, sorted by (query, doc position, slot). A
 // query that was never logged has no rows. gammas must belong to the
 // policy that logged the slates. When several queries fail, the error is
@@ -36,6 +41,11 @@ type TargetOptions struct {
 // Σ_x n_x·φ̄_x(j,a) / Σ_{x ∋ a} n_x, and per-sample weighting gives that
 // row the weight Σ_{x ∋ a} n_x.
 func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt TargetOptions) (*data.Targets, error) {
+	if opt.Baseline != nil {
+		if err := opt.Baseline.check(st); err != nil {
+			return nil, err
+		}
+	}
 	if st.cands.PerContext() {
 		return contextTargets(ctx, st, gammas, opt)
 	}
@@ -48,6 +58,9 @@ func ComputeTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 		m, lx := c.Size(q), c.Slots(q, st.slots)
 		if _, err := st.phi(gammas, q, sc); err != nil {
 			return err
+		}
+		if opt.Baseline != nil {
+			addBaseline(sc.phi, opt.Baseline, q)
 		}
 		weight := float64(st.count[q])
 		if !opt.PerSample {
@@ -157,6 +170,9 @@ func contextTargets(ctx context.Context, st *Stats, gammas *GammaCache, opt Targ
 		g, err := st.phi(gammas, q, sc)
 		if err != nil {
 			return err
+		}
+		if opt.Baseline != nil {
+			addBaseline(sc.phi, opt.Baseline, q)
 		}
 		// The report names the worst conditioned Γ: its spectrum is
 		// computed while Γ is at hand, then Γ is released.

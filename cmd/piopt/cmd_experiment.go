@@ -154,6 +154,9 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 	if cfg.Logging.NeedsRanks() && cfg.RankBy == "" {
 		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", cfg.Logging)
 	}
+	if cfg.TargetsKind, err = targetsKind(c); err != nil {
+		return err
+	}
 	if cfg.Params, err = experimentParams(c); err != nil {
 		return err
 	}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/piopt/piopt/eval"
 	"github.com/piopt/piopt/internal/pipeline"
+	"github.com/piopt/piopt/internal/policy"
+	"github.com/piopt/piopt/ope"
+	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
 )
 
@@ -26,6 +29,9 @@ func imputeCommand() *cli.Command {
 		&cli.StringFlag{Name: "out", Required: true, Usage: "targets `FILE` to write (or --partial)"},
 		&cli.StringFlag{Name: "shard", Usage: "with --logs: read only shard `I/N` of the log's contexts (FNV-1a of the qid mod N; docs/distributed.md)"},
 		&cli.StringFlag{Name: "partial", Usage: "with --shard: write the shard's targets as a partial `FILE` for piopt merge, instead of --out"},
+		&cli.StringFlag{Name: "targets-kind", Value: pipeline.TargetsPI, Usage: "`KIND` of targets: pi (φ̂ = Γ†θ̂) or dr (doubly robust, φ̄ + Γ†1_s(r − 1_sᵀφ̄) averaged per query, from a reward model φ̄; reads the log twice)"},
+		baselineFlag("with --targets-kind dr: the reward model φ̄"),
+		baselineFoldsFlag(ope.DefaultBaselineFolds, "the queries in K blocks, each block's φ̄ fitted on the PI targets of the others"),
 	}
 	return &cli.Command{
 		Name:  "impute",
@@ -54,6 +60,15 @@ logging ranks documents (pa, pl); candidates= (default 0: all) and
 candidates-by= are optional. A log without a header line is read with what
 --slots, --logging, --rank-by, --candidates and --candidates-by say.
 
+--targets-kind dr writes doubly-robust targets instead: per query,
+φ̄_x + Γ†·mean_i[(r_i − 1_{s_i}ᵀφ̄_x)·1_{s_i}], the PI targets of the residual
+rewards with a reward model φ̄ added back. They are unbiased wherever the PI
+targets are (they differ only in Γ's null space) and vary less the better φ̄
+predicts. φ̄ is PI-OPT's regression cross-fitted over --baseline-folds blocks
+of the queries (a block's φ̄ fitted on the other blocks' PI targets), or a
+PI-OPT model trained on other data (--baseline model:PATH). The log is read
+twice; the header says targets-kind=dr and baseline=.
+
 --logs may name many files: a list (a.log,b.log), a glob or a folder (its
 files in name order). --shard I/N --partial P.I imputes shard I of N, and
 piopt merge --out TARGETS P.1 ... P.N writes the unsharded targets.
@@ -62,7 +77,8 @@ piopt merge --out TARGETS P.1 ... P.N writes the unsharded targets.
    piopt impute --data train.txt --doc-ids comment --logs prod.log --policy prod.policy --out prod.targets
    piopt impute --data Fold1/train.txt --samples 10000000 --metric ndcg --seed 1 \
                 --slots 3 --logging uniform --out train.targets
-   piopt impute --data train.txt --logs logs/ --shard 2/8 --partial parts/train.2`,
+   piopt impute --data train.txt --logs logs/ --shard 2/8 --partial parts/train.2
+   piopt impute --data Fold1/train.txt --logs train.log --targets-kind dr --out train.dr.targets`,
 		Flags:  append(append(flags, dataFlags()...), conventionFlags()...),
 		Action: runImpute,
 	}
@@ -97,6 +113,9 @@ func imputeConfig(c *cli.Context) (pipeline.ImputeConfig, error) {
 	if cfg.Shard, cfg.Partial, err = shardFlags(c, "--out"); err != nil {
 		return cfg, err
 	}
+	if cfg.DR, err = drFlags(c); err != nil {
+		return cfg, err
+	}
 	if cfg.Logs == "" {
 		if cfg.Metric, err = eval.ParseKind(c.String("metric")); err != nil {
 			return cfg, fmt.Errorf("--metric: %w", err)
@@ -117,4 +136,38 @@ func imputeConfig(c *cli.Context) (pipeline.ImputeConfig, error) {
 	}
 	cfg.Conventions, err = conventions(c)
 	return cfg, err
+}
+
+// drFlags reads --targets-kind, --baseline and --baseline-folds: the last
+// two only with dr, which cross-fits with XGBoost unless given a model.
+func drFlags(c *cli.Context) (pipeline.DRTargets, error) {
+	kind, err := targetsKind(c)
+	if err != nil {
+		return pipeline.DRTargets{}, err
+	}
+	if kind == pipeline.TargetsPI {
+		for _, f := range []string{"baseline", "baseline-folds"} {
+			if c.IsSet(f) {
+				return pipeline.DRTargets{}, fmt.Errorf("--%s is the reward model of --targets-kind dr, not of pi targets", f)
+			}
+		}
+		return pipeline.DRTargets{}, nil
+	}
+	if err := checkBaselineFlags(c); err != nil {
+		return pipeline.DRTargets{}, err
+	}
+	if c.String("baseline") == policy.Crossfit && !trainer.Available {
+		return pipeline.DRTargets{}, fmt.Errorf("--targets-kind dr --baseline crossfit fits φ̄ with XGBoost (--baseline model:PATH does not): %w", trainer.ErrNoCgo)
+	}
+	return pipeline.DRTargets{Baseline: c.String("baseline"), Folds: c.Int("baseline-folds")}, nil
+}
+
+// targetsKind reads --targets-kind: pi or dr.
+func targetsKind(c *cli.Context) (string, error) {
+	switch kind := c.String("targets-kind"); kind {
+	case pipeline.TargetsPI, pipeline.TargetsDR:
+		return kind, nil
+	default:
+		return "", fmt.Errorf("--targets-kind %q: want %s or %s", kind, pipeline.TargetsPI, pipeline.TargetsDR)
+	}
 }

@@ -25,6 +25,7 @@ func experimentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of a production-like logger (e.g. --logging pl:1 over it): feature:K, model:PATH, or tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1] " +
 			"fitted on each fold's training file; adds the logger's deterministic ranking (logger) and PI-OPT's gain over it by the test labels and by PI estimates from a fresh log"},
 		&cli.BoolFlag{Name: "per-sample", Usage: "weigh PI-OPT rows by impressions instead of 1 per query"},
+		&cli.StringFlag{Name: "targets-kind", Value: "pi", Usage: "`KIND` of PI-OPT's targets: pi, or dr (doubly robust: φ̄ + Γ†1_s(r − 1_sᵀφ̄) with φ̄ cross-fitted over 10 blocks of each log's queries, as impute --targets-kind dr)"},
 		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
 		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},

@@ -23,8 +23,8 @@ func opeFlags() []cli.Flag {
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of a PI-OPT model target's slates: greedy or exact"},
 		&cli.StringFlag{Name: "estimators", Value: "pi,wpi,ips,wips,dm,onpolicy", Usage: "comma-separated `LIST` of pi, wpi, pi-cv (PI with a control variate), dr, wdr (doubly-robust PI and its self-normalised form), ips, wips, dm (tree), dm-linear (lasso), dm[-linear]-clip, onpolicy, or all"},
 		&cli.IntFlag{Name: "cv-folds", Value: ope.DefaultCVFolds, Usage: "pi-cv's cross-fitting folds `K`: sample i's coefficient is estimated on the folds other than i mod K (1: in-sample, slightly biased)"},
-		&cli.StringFlag{Name: "baseline", Value: policy.Crossfit, Usage: "dr's and wdr's reward model `SPEC`: crossfit (PI-OPT's regression fitted on the log itself, each fold evaluated with the model of the others) or model:PATH (a PI-OPT model trained on other data)"},
-		&cli.IntFlag{Name: "baseline-folds", Value: ope.DefaultBaselineFolds, Usage: "cross-fitting folds `K` of --baseline crossfit: sample i is evaluated with the model fitted on the samples of the other folds (i mod K)"},
+		baselineFlag("dr's and wdr's reward model"),
+		baselineFoldsFlag(ope.DefaultBaselineFolds, "sample i is evaluated with the model fitted on the samples of the other folds (i mod K)"),
 		&cli.IntFlag{Name: "dm-depth", Value: policy.DefaultTreeDepth, Usage: "`DEPTH` of DM's regression tree"},
 		&cli.Float64Flag{Name: "dm-l1", Value: policy.DefaultLassoL1, Usage: "L1 weight `W` of DM's lasso"},
 		&cli.StringFlag{Name: "policy-data", Usage: "labelled `FILE` the tree:/lasso: rankers are fitted on (default: --data)"},
@@ -71,17 +71,41 @@ func targetSpec(c *cli.Context) (string, error) {
 // before any work: XGBoost would refuse them only after the log is read.
 // (--threads is checked for every command by checkBeforeWork.)
 func checkOPEFlags(c *cli.Context) error {
-	switch l1 := c.Float64("dm-l1"); {
-	case c.Int("cv-folds") < 1:
+	if c.Int("cv-folds") < 1 {
 		return fmt.Errorf("--cv-folds %d: must be ≥ 1", c.Int("cv-folds"))
-	case c.Int("baseline-folds") < 2:
-		return fmt.Errorf("--baseline-folds %d: cross-fitting needs at least 2 folds", c.Int("baseline-folds"))
-	case c.String("baseline") != policy.Crossfit && !strings.HasPrefix(c.String("baseline"), "model:"):
-		return fmt.Errorf("--baseline %q: want %s or model:PATH", c.String("baseline"), policy.Crossfit)
+	}
+	if err := checkBaselineFlags(c); err != nil {
+		return err
+	}
+	switch l1 := c.Float64("dm-l1"); {
 	case c.Int("dm-depth") < 1:
 		return fmt.Errorf("--dm-depth %d: must be ≥ 1", c.Int("dm-depth"))
 	case !(l1 >= 0) || math.IsInf(l1, 0):
 		return fmt.Errorf("--dm-l1 %g: must be a finite number ≥ 0", l1)
+	}
+	return nil
+}
+
+// baselineFlag is --baseline, the reward model φ̄ of dr and wdr
+// (evaluate) and of doubly-robust targets (impute): what names its user.
+func baselineFlag(what string) cli.Flag {
+	return &cli.StringFlag{Name: "baseline", Value: policy.Crossfit, Usage: what + " `SPEC`: crossfit (PI-OPT's regression fitted on the log itself, each fold evaluated with the model of the others) or model:PATH (a PI-OPT model trained on other data)"}
+}
+
+// baselineFoldsFlag is --baseline-folds, defaulting to k; split says how
+// the log is split into folds.
+func baselineFoldsFlag(k int, split string) cli.Flag {
+	return &cli.IntFlag{Name: "baseline-folds", Value: k, Usage: "cross-fitting folds `K` of --baseline crossfit: " + split}
+}
+
+// checkBaselineFlags checks --baseline-folds and --baseline before any
+// work.
+func checkBaselineFlags(c *cli.Context) error {
+	switch {
+	case c.Int("baseline-folds") < 2:
+		return fmt.Errorf("--baseline-folds %d: cross-fitting needs at least 2 folds", c.Int("baseline-folds"))
+	case c.String("baseline") != policy.Crossfit && !strings.HasPrefix(c.String("baseline"), "model:"):
+		return fmt.Errorf("--baseline %q: want %s or model:PATH", c.String("baseline"), policy.Crossfit)
 	}
 	return nil
 }

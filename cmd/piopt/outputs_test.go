@@ -43,6 +43,7 @@ func TestOutputCollisions(t *testing.T) {
 		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "uniform", "--samples", "9", "--out", fresh, "--policy-out", data}, "--policy-out and --data name the same file (" + data + ")"},
 		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "uniform", "--samples", "9", "--out", pol, "--policy-out", pol}, "--policy-out and --out name the same file (" + pol + ")"},
 		{[]string{"impute", "--data", data, "--logs", logs, "--policy", pol, "--out", pol}, "--out and --policy name the same file (" + pol + ")"},
+		{[]string{"impute", "--data", data, "--logs", logs, "--targets-kind", "dr", "--baseline", "model:" + model, "--out", model}, "--out and --baseline name the same file (" + model + ")"},
 		{[]string{"evaluate", "--data", data, "--logs", logs, "--policy", pol, "--target", "feature:1", "--json", pol}, "--json and --policy name the same file (" + pol + ")"},
 		{[]string{"simulate", "--data", data, "--slots", "3", "--logging", "pa:1", "--rank-by", "feature:1", "--candidates", "2", "--candidates-by", "model:" + model, "--samples", "9", "--out", model}, "--out and --candidates-by name the same file (" + model + ")"},
 		{[]string{"select", "--data", data, "--logs", logs, "--models", "a=feature:1,b=" + model, "--json", model}, "--json and --models name the same file (" + model + ")"},
@@ -95,7 +96,7 @@ func TestOutputsDistinctOrSpecial(t *testing.T) {
 func TestFileFlagsChecked(t *testing.T) {
 	notFiles := []string{"shard", "doc-ids", "metric", "metrics", "logging", "discount", "slate", "sup-target",
 		"select-by", "base-score", "reward-range", "preset", "estimators", "estimator", "interval",
-		"only-folds", "objective", "eval-metric", "grid", "samples", // experiment's --samples: a list of sizes
+		"only-folds", "objective", "eval-metric", "grid", "samples", "targets-kind", // experiment's --samples: a list of sizes
 		"tracker", "python", // train's distributed job: an address, an interpreter to run
 		"cache-dir"} // a folder piopt only adds entries to; a bad one is said once and skipped
 	for _, cmd := range newApp().Commands {

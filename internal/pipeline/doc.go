@@ -15,7 +15,9 @@
 //   - Impute turns a log (read, or simulated in memory: SimulateStats) into
 //     per-(query, doc, slot) targets φ̄_x = Γ_μ,x† (S_x/n_x), the
 //     pseudoinverse estimator's slot-level values, with S_x(j,a) = Σ r·1{s_j = a}
-//     and Γ_μ,x = E_μ[1_s 1_sᵀ] (Targets).
+//     and Γ_μ,x = E_μ[1_s 1_sᵀ] (Targets); or doubly-robust targets
+//     φ̄_x + Γ†·mean[(r − 1_sᵀφ̄_x)·1_s] with a reward model φ̄, the log read
+//     twice (DoublyRobustTargets, Replay).
 //   - Train fits gradient-boosted trees: PI-OPT regresses φ̄_x(a, j) on the
 //     rows [f(x,a); onehot(j)], SUP regresses each document's gain on f(x,a),
 //     LambdaMART ranks by rank:ndcg on the labels (Matrix, Fit).

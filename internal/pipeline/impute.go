@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 
 	"github.com/piopt/piopt/data"
@@ -44,6 +45,9 @@ type ImputeConfig struct {
 	// piopt merge (imputepartial.go) instead of Out.
 	Shard   Shard
 	Partial string
+	// DR, when on, makes the targets doubly robust (DoublyRobustTargets):
+	// the log is read twice.
+	DR DRTargets
 }
 
 // StatedFlag is a metric-convention flag given explicitly: discount,
@@ -59,6 +63,10 @@ type ImputeResult struct {
 	Rows        int  // target rows written
 	Out         string
 	Gammas      *impute.GammaCache // the logging policy's Γ
+	// DR is where doubly-robust targets got φ̄ (nil for PI targets), and
+	// Baseline the spec it was given as.
+	DR       *policy.TargetBaselineInfo
+	Baseline string
 }
 
 // WriteSummary writes what piopt impute prints on standard error: the
@@ -71,6 +79,25 @@ func (r *ImputeResult) WriteSummary(w io.Writer) {
 	}
 	fmt.Fprintf(w, "impute: %d impressions, %d of %d %s logged, %d target rows → %s\n", r.Impressions, r.Logged, r.Units, unit, r.Rows, r.Out)
 	writeGammas(w, r.Gammas)
+	switch {
+	case r.DR == nil:
+	case r.DR.Folds == 0:
+		fmt.Fprintf(w, "impute: doubly-robust targets, φ̄ from %s\n", r.Baseline)
+	default:
+		fmt.Fprintf(w, "impute: doubly-robust targets, φ̄ cross-fitted over %d query folds (%s trees)\n", r.DR.Folds, rangeText(r.DR.Trees))
+	}
+}
+
+// rangeText is "lo–hi" of v, or its one value.
+func rangeText(v []int) string {
+	if len(v) == 0 {
+		return "no"
+	}
+	lo, hi := slices.Min(v), slices.Max(v)
+	if lo == hi {
+		return strconv.Itoa(lo)
+	}
+	return fmt.Sprintf("%d–%d", lo, hi)
 }
 
 // Impute applies the pseudoinverse estimator to a slate log: it keeps, for
@@ -79,6 +106,9 @@ func (r *ImputeResult) WriteSummary(w io.Writer) {
 func Impute(ctx context.Context, cfg ImputeConfig) (*ImputeResult, error) {
 	if cfg.Data == "" {
 		return nil, fmt.Errorf("--data is required")
+	}
+	if cfg.DR.On() && (cfg.Shard.On() || cfg.Partial != "") {
+		return nil, fmt.Errorf("--targets-kind dr cross-fits φ̄ over the whole log's queries: not with --shard or --partial")
 	}
 	ds, err := load(ctx, cfg.Data, cfg.Read, cfg.Progress)
 	if err != nil {
@@ -90,22 +120,32 @@ func Impute(ctx context.Context, cfg ImputeConfig) (*ImputeResult, error) {
 		header data.Header
 	)
 	var policyHash string
+	var replay Replay
 	if cfg.Logs != "" {
 		st, gammas, header, policyHash, err = statsFromLog(ctx, cfg, ds)
+		replay = logReplay(cfg, ds, st)
 	} else if cfg.Shard.On() || cfg.Partial != "" {
 		return nil, fmt.Errorf("--shard and --partial read a log: give --logs, not --samples")
 	} else {
-		st, gammas, header, err = statsSimulated(ctx, cfg, ds)
+		st, gammas, header, replay, err = statsSimulated(ctx, cfg, ds)
 	}
-	if err != nil {
-		return nil, err
-	}
-	tg, err := Targets(ctx, st, gammas, header, cfg.PerSample)
 	if err != nil {
 		return nil, err
 	}
 	res := &ImputeResult{Impressions: st.Samples(), Logged: st.LoggedQueries(), Units: ds.NumQueries(),
-		PerContext: st.Candidates().PerContext(), Rows: tg.Len(), Out: cfg.Out, Gammas: gammas}
+		PerContext: st.Candidates().PerContext(), Out: cfg.Out, Gammas: gammas}
+	var tg *data.Targets
+	if cfg.DR.On() {
+		var info policy.TargetBaselineInfo
+		tg, info, err = DoublyRobustTargets(ctx, st, gammas, header, cfg.PerSample, cfg.DR, replay)
+		res.DR, res.Baseline = &info, cfg.DR.Baseline
+	} else {
+		tg, err = Targets(ctx, st, gammas, header, cfg.PerSample)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Rows = tg.Len()
 	if res.PerContext {
 		res.Units = st.Candidates().NumQueries()
 	}
@@ -124,9 +164,16 @@ func Impute(ctx context.Context, cfg ImputeConfig) (*ImputeResult, error) {
 // when some Γ is approximate, gamma= and its error bounds, so that targets
 // from an approximate Γ say so in the file itself).
 func Targets(ctx context.Context, st *impute.Stats, gammas *impute.GammaCache, header data.Header, perSample bool) (*data.Targets, error) {
+	return targets(ctx, st, gammas, header, impute.TargetOptions{PerSample: perSample})
+}
+
+// targets is Targets with impute's options (PI or doubly-robust targets);
+// opt.Header is header.
+func targets(ctx context.Context, st *impute.Stats, gammas *impute.GammaCache, header data.Header, opt impute.TargetOptions) (*data.Targets, error) {
 	header["samples"] = strconv.FormatInt(st.Samples(), 10)
-	header["per-sample"] = strconv.FormatBool(perSample)
-	tg, err := impute.ComputeTargets(ctx, st, gammas, impute.TargetOptions{PerSample: perSample, Header: header})
+	header["per-sample"] = strconv.FormatBool(opt.PerSample)
+	opt.Header = header
+	tg, err := impute.ComputeTargets(ctx, st, gammas, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -220,31 +267,31 @@ func checkStated(stated []StatedFlag, path string, h data.Header) error {
 }
 
 // statsSimulated simulates cfg.Samples impressions straight into
-// statistics.
-func statsSimulated(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, error) {
+// statistics, and returns them with their Replay.
+func statsSimulated(ctx context.Context, cfg ImputeConfig, ds *data.Dataset) (*impute.Stats, *impute.GammaCache, data.Header, Replay, error) {
 	f := cfg.Setup
 	if !f.SlotsSet {
-		return nil, nil, nil, fmt.Errorf("--samples needs --slots")
+		return nil, nil, nil, nil, fmt.Errorf("--samples needs --slots")
 	}
 	if !f.LoggingSet {
-		return nil, nil, nil, fmt.Errorf("--samples needs --logging")
+		return nil, nil, nil, nil, fmt.Errorf("--samples needs --logging")
 	}
 	if f.Policy != "" {
-		return nil, nil, nil, fmt.Errorf("--policy reads a log's policy file: give it with --logs, not --samples")
+		return nil, nil, nil, nil, fmt.Errorf("--policy reads a log's policy file: give it with --logs, not --samples")
 	}
 	setup, err := policy.ParseSetup(f)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	conv, err := settleMaxRel(cfg.Conventions, ds)
 	if err != nil {
-		return nil, nil, nil, err
+		return nil, nil, nil, nil, err
 	}
 	spec := SimulationSpec{DataPath: cfg.Data, Setup: setup, Metric: eval.Metric{Kind: cfg.Metric, K: setup.Slots, Conventions: conv},
 		Samples: cfg.Samples, Seed: cfg.Seed}
 	bar := progress.New(cfg.Progress, "impute --samples", cfg.Samples, "samples")
 	defer bar.Done()
-	return SimulateStats(ctx, ds, spec, bar.Add)
+	return SimulateReplay(ctx, ds, spec, bar.Add)
 }
 
 // writeGammas writes one line on Γ's conditioning, and warns when some Γ

@@ -240,13 +240,6 @@ func (s SimulationSpec) header(ds *data.Dataset) data.Header {
 // returns them with the logging policy's Γ cache and the header the log
 // would have.
 func SimulateStats(ctx context.Context, ds *data.Dataset, s SimulationSpec, add func(n int64)) (*impute.Stats, *impute.GammaCache, data.Header, error) {
-	sim, gammas, err := s.simulation(ctx, ds)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	st, err := sim.Stats(ctx, s.Samples, 0, add)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return st, gammas, s.header(ds), nil
+	st, gammas, header, _, err := SimulateReplay(ctx, ds, s, add)
+	return st, gammas, header, err
 }

@@ -230,18 +230,32 @@ const phiBatch = 1 << 16
 // whole units.
 func predictPhi(c *impute.Candidates, slots int, m *trainer.Model) (ope.PhiTable, error) {
 	table := make(ope.PhiTable, c.NumQueries())
+	if err := predictSome(c, slots, m, table, func(int) bool { return true }); err != nil {
+		return nil, err
+	}
+	return table, nil
+}
+
+// predictSome sets table[x] to φ̄_x(j, a) for the units x that keep
+// accepts, batch by batch of whole units, a batch never crossing a unit
+// left out.
+func predictSome(c *impute.Candidates, slots int, m *trainer.Model, table ope.PhiTable, keep func(x int) bool) error {
 	for lo := 0; lo < len(table); {
+		if !keep(lo) {
+			lo++
+			continue
+		}
 		hi, rows := lo, 0
-		for hi < len(table) && (hi == lo || rows+c.Slots(hi, slots)*c.Size(hi) <= phiBatch) {
+		for hi < len(table) && keep(hi) && (hi == lo || rows+c.Slots(hi, slots)*c.Size(hi) <= phiBatch) {
 			rows += c.Slots(hi, slots) * c.Size(hi)
 			hi++
 		}
 		if err := predictUnits(c, slots, m, table, lo, hi, rows); err != nil {
-			return nil, err
+			return err
 		}
 		lo = hi
 	}
-	return table, nil
+	return nil
 }
 
 // predictUnits sets table[lo:hi] from the model's predictions of those

@@ -87,6 +87,10 @@ type Config struct {
 	Notices io.Writer
 	// Progress receives progress bars (shown only on a terminal).
 	Progress io.Writer
+	// TargetsKind is PI-OPT's targets: pipeline.TargetsDR for doubly-robust
+	// ones (φ̄ cross-fitted over the fold's queries, targets.go); "" or
+	// pipeline.TargetsPI for PI targets.
+	TargetsKind string
 	// Grid, when not empty, trains PI-OPT at every point of the grid and
 	// keeps the point whose selected round has the best estimated value on
 	// the validation log (grid.go); it needs SelectBy value.
@@ -325,6 +329,9 @@ func (r *runner) configJSON() map[string]any {
 	if c.RankBy != "" {
 		m["rank_by"] = c.RankBy // likewise only with a logger
 	}
+	if c.dr() {
+		m["targets_kind"] = c.TargetsKind // likewise only for dr
+	}
 	return m
 }
 
@@ -493,7 +500,7 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 	fr.readKey = r.readKey()
 	parts := []any{"result", fr.trainID, fr.valiID, fr.testID, fr.readKey, c.Slots, c.Samples, c.Seed, c.Logging,
 		c.ValidSamples, c.PerSample, c.Params, c.LambdaMART, c.SupTarget, c.Slate, c.Conventions, keyRandomSamples, c.Metrics}
-	parts = append(parts, r.sourceKey()...)
+	parts = append(parts, r.stageKeys()...)
 	// Results cached while random ERR was a Monte Carlo estimate hold
 	// other random values: they are not reused.
 	parts = append(parts, "random-err-exact")
@@ -593,7 +600,7 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error {
 	c := r.cfg
 	m := r.metric(k)
-	tKey := key(append([]any{"targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample}, r.sourceKey()...)...)
+	tKey := key(append([]any{"targets", fr.trainID, fr.readKey, c.Slots, m, c.Samples, c.Seed, c.Logging, c.PerSample}, r.stageKeys()...)...)
 	tPath := filepath.Join(fr.dir, fmt.Sprintf("targets-%s-%s.tsv", k, tKey))
 	tg, err := r.targets(ctx, fr.res, fr.f, fr.train, tPath, m, c.Samples, c.Seed)
 	if err != nil {
@@ -608,7 +615,7 @@ func (r *runner) trainPIOPT(ctx context.Context, fr *foldRun, k eval.Kind) error
 		}
 		// A different seed keeps the validation log independent of the
 		// training log (the folds share no queries anyway).
-		vKey = key(append([]any{"targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed + 1, c.Logging, c.PerSample}, r.sourceKey()...)...)
+		vKey = key(append([]any{"targets", fr.valiID, fr.readKey, c.Slots, m, vn, c.Seed + 1, c.Logging, c.PerSample}, r.stageKeys()...)...)
 		vPath := filepath.Join(fr.dir, fmt.Sprintf("valid-targets-%s-%s.tsv", k, vKey))
 		if vg, err = r.targets(ctx, fr.res, fr.f, fr.vali, vPath, m, vn, c.Seed+1); err != nil {
 			return err
@@ -730,7 +737,7 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 	spec := pipeline.SimulationSpec{DataPath: ds.Source, Metric: m, Samples: n, Seed: seed, ByShape: r.cfg.RankBy == "",
 		Setup: policy.Setup{Slots: r.cfg.Slots, Logging: r.cfg.Logging, CandidatesBy: r.cfg.CandidatesBy, RankBy: r.cfg.RankBy}, Rank: r.rank}
 	bar := progress.New(r.progressWriter(), fmt.Sprintf("fold %d: simulate %s on %s", f.Number, m.Name(), filepath.Base(ds.Source)), n, "samples")
-	st, gammas, header, err := pipeline.SimulateStats(ctx, ds, spec, bar.Add)
+	st, gammas, header, replay, err := pipeline.SimulateReplay(ctx, ds, spec, bar.Add)
 	bar.Done()
 	if err != nil {
 		return nil, err
@@ -741,7 +748,7 @@ func (r *runner) targets(ctx context.Context, res *FoldResult, f Fold, ds *data.
 	// carried empty-query-ndcg= (the conventions are in the keys instead),
 	// and adding it would make a fresh run differ from a resumed one.
 	delete(header, "empty-query-ndcg")
-	tg, err := pipeline.Targets(ctx, st, gammas, header, r.cfg.PerSample)
+	tg, err := r.imputeTargets(ctx, st, gammas, header, replay)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package experiment
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -114,7 +115,7 @@ func runCurve(ctx context.Context, cfg Config) (*Summary, error) {
 	s.Config["samples"] = sizes
 	s.Curve = make([]*CurvePoint, len(sizes))
 	for i, n := range sizes {
-		s.Curve[i] = &CurvePoint{Samples: n, TargetsKind: TargetsKindPI}
+		s.Curve[i] = &CurvePoint{Samples: n, TargetsKind: cmp.Or(cfg.TargetsKind, TargetsKindPI)}
 	}
 	for _, f := range cfg.Folds {
 		for i, n := range sizes {

@@ -154,7 +154,7 @@ func experimentChoices(c *cli.Context, cfg *experiment.Config) error {
 	if cfg.Logging.NeedsRanks() && cfg.RankBy == "" {
 		return fmt.Errorf("--logging %s needs a rank source; experiment logs without one (use uniform, as the paper)", cfg.Logging)
 	}
-	if cfg.TargetsKind, err = targetsKind(c); err != nil {
+	if cfg.TargetsKind, cfg.CurveKinds, err = experimentKinds(c); err != nil {
 		return err
 	}
 	if cfg.Params, err = experimentParams(c); err != nil {

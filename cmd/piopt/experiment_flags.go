@@ -3,8 +3,11 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/piopt/piopt/internal/lab/experiment"
+	"github.com/piopt/piopt/internal/pipeline"
 	"github.com/piopt/piopt/internal/policy"
 	"github.com/piopt/piopt/trainer"
 	"github.com/urfave/cli/v2"
@@ -25,7 +28,7 @@ func experimentFlags() []cli.Flag {
 		&cli.StringFlag{Name: "rank-by", Usage: "rank source `SPEC` of a production-like logger (e.g. --logging pl:1 over it): feature:K, model:PATH, or tree:SUBSET[@DEPTH] or lasso:SUBSET[@L1] " +
 			"fitted on each fold's training file; adds the logger's deterministic ranking (logger) and PI-OPT's gain over it by the test labels and by PI estimates from a fresh log"},
 		&cli.BoolFlag{Name: "per-sample", Usage: "weigh PI-OPT rows by impressions instead of 1 per query"},
-		&cli.StringFlag{Name: "targets-kind", Value: "pi", Usage: "`KIND` of PI-OPT's targets: pi, or dr (doubly robust: φ̄ + Γ†1_s(r − 1_sᵀφ̄) with φ̄ cross-fitted over 10 blocks of each log's queries, as impute --targets-kind dr)"},
+		&cli.StringFlag{Name: "targets-kind", Value: "pi", Usage: "`KIND` of PI-OPT's targets: pi, or dr (doubly robust: φ̄ + Γ†1_s(r − 1_sᵀφ̄) with φ̄ cross-fitted over 10 blocks of each log's queries, as impute --targets-kind dr); the list pi,dr runs the sample-efficiency curve once per kind"},
 		&cli.BoolFlag{Name: "lambdamart", Usage: "also train XGBoost rank:ndcg on the labels (the listwise supervised anchor)"},
 		&cli.StringFlag{Name: "sup-target", Value: "gain", Usage: "SUP regresses on `TARGET`: gain (2^rel−1, the paper) or relevance"},
 		&cli.StringFlag{Name: "slate", Value: "greedy", Usage: "`METHOD` of PI-OPT slates: greedy (the paper) or exact"},
@@ -115,4 +118,20 @@ func loggerSource(spec string) (string, error) {
 		return "", fmt.Errorf("--rank-by: %w", err)
 	}
 	return src.String(), nil
+}
+
+// experimentKinds reads --targets-kind: one kind, or a list such as pi,dr
+// that runs the curve once per kind (each checked as impute's flag is).
+func experimentKinds(c *cli.Context) (string, []string, error) {
+	list := strings.Split(c.String("targets-kind"), ",")
+	if len(list) == 1 {
+		kind, err := targetsKind(c)
+		return kind, nil, err
+	}
+	for i, k := range list {
+		if k != pipeline.TargetsPI && k != pipeline.TargetsDR || slices.Contains(list[:i], k) {
+			return "", nil, fmt.Errorf("--targets-kind %q: want a list of distinct kinds, each %s or %s", c.String("targets-kind"), pipeline.TargetsPI, pipeline.TargetsDR)
+		}
+	}
+	return "", list, nil
 }

@@ -176,3 +176,20 @@ func slicesReplace(args []string, old, new string) []string {
 	}
 	return out
 }
+
+// experiment --targets-kind takes one kind or a list of distinct kinds
+// (the curve once per kind); anything else is refused before any work.
+func TestExperimentTargetsKinds(t *testing.T) {
+	none := filepath.Join(t.TempDir(), "none")
+	for _, tc := range []struct{ kinds, want string }{
+		{"pi,pi", `--targets-kind "pi,pi": want a list of distinct kinds, each pi or dr`},
+		{"pi,ips", `--targets-kind "pi,ips": want a list of distinct kinds`},
+		{"ips", `--targets-kind "ips": want pi or dr`},
+		{"dr,pi", "--folds: open " + none}, // accepted: the run gets to the folds
+	} {
+		_, err := runCapture(t, "experiment", "--folds", none, "--targets-kind", tc.kinds, "--out", none+".out")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("--targets-kind %s: got %v, want %q", tc.kinds, err, tc.want)
+		}
+	}
+}

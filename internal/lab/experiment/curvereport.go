@@ -94,7 +94,7 @@ func (s *Summary) writeCurveTable(w io.Writer) error {
 	for _, pt := range s.Curve {
 		if pt.Logger != nil {
 			for _, l := range pt.Logger.lines(s.Metrics) {
-				lines = append(lines, fmt.Sprintf("%d impressions: %s", pt.Samples, l))
+				lines = append(lines, fmt.Sprintf("%d impressions, %s targets: %s", pt.Samples, pt.TargetsKind, l))
 			}
 		}
 	}
@@ -114,29 +114,61 @@ func (s *Summary) writeCurveTable(w io.Writer) error {
 // spread as a band, and the logger's level when there is one.
 func (s *Summary) curveSeries() []report.Series {
 	var series []report.Series
+	kinds := s.curveKinds()
 	for _, m := range s.Metrics {
 		for _, p := range s.curvePolicies() {
-			sr := report.Series{Name: policyTitle[p] + " " + metricTitle(m)}
-			for _, pt := range s.Curve {
-				mean, std := pt.Mean[m][p], pt.Std[m][p]
-				sr.X = append(sr.X, float64(pt.Samples))
-				sr.Y = append(sr.Y, mean)
-				sr.Lo, sr.Hi = append(sr.Lo, mean-std), append(sr.Hi, mean+std)
-			}
-			if p != PIOPT || len(s.Folds) < 2 {
-				// A level needs no bar at every point; one fold has no spread.
-				sr.Lo, sr.Hi = nil, nil
-			}
-			if p != PIOPT && len(s.Folds) > 1 {
-				for k := range sr.Y {
-					d := sr.Y[k] - s.Curve[k].Std[m][p]
-					sr.BandLo, sr.BandHi = append(sr.BandLo, d), append(sr.BandHi, sr.Y[k]+s.Curve[k].Std[m][p])
+			for _, k := range kinds {
+				if p != PIOPT && k != kinds[0] {
+					continue // SUP and the logger do not depend on the targets
 				}
+				series = append(series, s.curveLine(m, p, k, len(kinds) > 1))
 			}
-			series = append(series, sr)
 		}
 	}
 	return series
+}
+
+// curveKinds are the kinds of targets of the curve's points, in order.
+func (s *Summary) curveKinds() []string {
+	var kinds []string
+	for _, pt := range s.Curve {
+		if !slices.Contains(kinds, pt.TargetsKind) {
+			kinds = append(kinds, pt.TargetsKind)
+		}
+	}
+	return kinds
+}
+
+// curveLine is the chart's line of metric m and policy p over the points of
+// targets kind k (named with the kind when the curve has several).
+func (s *Summary) curveLine(m, p, k string, named bool) report.Series {
+	sr := report.Series{Name: policyTitle[p] + " " + metricTitle(m)}
+	if named && p == PIOPT {
+		sr.Name = policyTitle[p] + " (" + k + " targets) " + metricTitle(m)
+	}
+	var pts []*CurvePoint
+	for _, pt := range s.Curve {
+		if pt.TargetsKind == k {
+			pts = append(pts, pt)
+		}
+	}
+	for _, pt := range pts {
+		mean, std := pt.Mean[m][p], pt.Std[m][p]
+		sr.X = append(sr.X, float64(pt.Samples))
+		sr.Y = append(sr.Y, mean)
+		sr.Lo, sr.Hi = append(sr.Lo, mean-std), append(sr.Hi, mean+std)
+	}
+	if p != PIOPT || len(s.Folds) < 2 {
+		// A level needs no bar at every point; one fold has no spread.
+		sr.Lo, sr.Hi = nil, nil
+	}
+	if p != PIOPT && len(s.Folds) > 1 {
+		for i := range sr.Y {
+			d := pts[i].Std[m][p]
+			sr.BandLo, sr.BandHi = append(sr.BandLo, sr.Y[i]-d), append(sr.BandHi, sr.Y[i]+d)
+		}
+	}
+	return sr
 }
 
 // curveHTML renders the curve's report: its table, the chart of every

@@ -91,6 +91,11 @@ type Config struct {
 	// ones (φ̄ cross-fitted over the fold's queries, targets.go); "" or
 	// pipeline.TargetsPI for PI targets.
 	TargetsKind string
+	// CurveKinds, with two kinds or more (e.g. pi and dr), runs the curve
+	// (at the Curve's sizes, or at Samples alone) once per kind of targets,
+	// every kind a point of its own at each size; TargetsKind is then
+	// unused.
+	CurveKinds []string
 	// Grid, when not empty, trains PI-OPT at every point of the grid and
 	// keeps the point whose selected round has the best estimated value on
 	// the validation log (grid.go); it needs SelectBy value.
@@ -185,10 +190,10 @@ func foldsJSON(fs []FoldResult) []map[string]any {
 	return folds
 }
 
-// Run runs the experiment; with a Curve of several sizes, the
-// sample-efficiency curve (RunCurve).
+// Run runs the experiment; with a Curve of several sizes or several
+// CurveKinds, the sample-efficiency curve (runCurve).
 func Run(ctx context.Context, cfg Config) (*Summary, error) {
-	if len(cfg.Curve) > 1 {
+	if len(cfg.Curve) > 1 || len(cfg.CurveKinds) > 1 {
 		return runCurve(ctx, cfg)
 	}
 	r, s, err := begin(ctx, cfg)

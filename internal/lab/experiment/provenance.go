@@ -69,6 +69,9 @@ type FoldRun struct {
 	// Samples is the log size of a sample-efficiency curve's fold run
 	// (Config.Curve); 0, and absent from run.json, otherwise.
 	Samples int64 `json:"samples,omitempty"`
+	// TargetsKind is the kind of PI-OPT's targets of a curve run over
+	// several kinds (Config.CurveKinds); "", and absent, otherwise.
+	TargetsKind string `json:"targets_kind,omitempty"`
 	// Reused: the fold's results were read back from an earlier run, and
 	// no stage ran.
 	Reused bool `json:"reused"`

@@ -103,30 +103,44 @@ func checkCurve(sizes []int64) error {
 // prefixes would need per-size snapshots inside impute's fused simulation
 // and targets that no longer stand alone in the stage cache.
 func runCurve(ctx context.Context, cfg Config) (*Summary, error) {
-	if err := checkCurve(cfg.Curve); err != nil {
+	sizes := cfg.Curve
+	if len(sizes) == 0 {
+		sizes = []int64{cfg.Samples}
+	}
+	if err := checkCurve(sizes); err != nil {
 		return nil, err
 	}
-	sizes := cfg.Curve
+	kinds := cfg.CurveKinds
+	if len(kinds) == 0 {
+		kinds = []string{cmp.Or(cfg.TargetsKind, TargetsKindPI)}
+	}
 	cfg.Samples = sizes[len(sizes)-1]
 	r, s, err := begin(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	s.Config["samples"] = sizes
-	s.Curve = make([]*CurvePoint, len(sizes))
-	for i, n := range sizes {
-		s.Curve[i] = &CurvePoint{Samples: n, TargetsKind: cmp.Or(cfg.TargetsKind, TargetsKindPI)}
+	if len(kinds) > 1 {
+		s.Config["targets_kind"] = kinds
+	}
+	for _, k := range kinds {
+		for _, n := range sizes {
+			s.Curve = append(s.Curve, &CurvePoint{Samples: n, TargetsKind: k})
+		}
 	}
 	for _, f := range cfg.Folds {
-		for i, n := range sizes {
-			r.cfg.Samples = n
+		for _, pt := range s.Curve {
+			r.cfg.Samples, r.cfg.TargetsKind = pt.Samples, pt.TargetsKind
 			res, err := r.fold(ctx, f)
 			if err != nil {
-				return nil, fmt.Errorf("fold %d, %d samples: %w", f.Number, n, err)
+				return nil, fmt.Errorf("fold %d, %d samples, %s targets: %w", f.Number, pt.Samples, pt.TargetsKind, err)
 			}
-			s.Curve[i].Folds = append(s.Curve[i].Folds, *res)
+			pt.Folds = append(pt.Folds, *res)
 			s.Run.addFold(res, r.reused)
-			s.Run.Folds[len(s.Run.Folds)-1].Samples = n
+			s.Run.Folds[len(s.Run.Folds)-1].Samples = pt.Samples
+			if len(kinds) > 1 {
+				s.Run.Folds[len(s.Run.Folds)-1].TargetsKind = pt.TargetsKind
+			}
 		}
 	}
 	for _, p := range s.Curve {

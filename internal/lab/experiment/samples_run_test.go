@@ -161,3 +161,50 @@ func featureTop3NDCG(t *testing.T, path string, k int) float64 {
 	}
 	return sum / float64(ds.NumQueries())
 }
+
+// A curve over the kinds pi and dr (one size) gives each kind's point
+// exactly the folds of a run with that kind alone, and its chart draws
+// PI-OPT once per kind and SUP once.
+func TestCurveKindsEqualSingleRuns(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains XGBoost models")
+	}
+	folds := synthFolds(t, 60, 1)
+	cfg := smallConfig(t, folds, filepath.Join(t.TempDir(), "curve"))
+	cfg.Params.Trees, cfg.Params.Leaves, cfg.Params.EarlyStopping = 10, 6, 3
+	cfg.LambdaMART, cfg.Samples, cfg.Metrics = false, 3000, cfg.Metrics[:1]
+	cfg.CurveKinds = []string{"pi", "dr"}
+	curve, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(curve.Curve) != 2 {
+		t.Fatalf("%d points, want one per kind", len(curve.Curve))
+	}
+	for i, k := range cfg.CurveKinds {
+		one := cfg
+		one.CurveKinds, one.TargetsKind = nil, k
+		one.Out = filepath.Join(t.TempDir(), "one")
+		s, err := Run(context.Background(), one)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := curve.Curve[i]
+		a, _ := json.Marshal(foldsJSON(p.Folds))
+		b, _ := json.Marshal(foldsJSON(s.Folds))
+		if p.TargetsKind != k || p.Samples != 3000 || !bytes.Equal(a, b) {
+			t.Errorf("%s: point (%s, %d) folds %s\nalone %s", k, p.TargetsKind, p.Samples, a, b)
+		}
+	}
+	m := "ndcg@3"
+	if curve.Curve[0].Mean[m][PIOPT] == curve.Curve[1].Mean[m][PIOPT] {
+		t.Error("pi and dr give the same PI-OPT: the kind did not reach the folds")
+	}
+	var names []string
+	for _, sr := range curve.curveSeries() {
+		names = append(names, sr.Name)
+	}
+	if want := []string{"PI-OPT (pi targets) NDCG@3", "PI-OPT (dr targets) NDCG@3", "SUP NDCG@3"}; !slices.Equal(names, want) {
+		t.Errorf("chart lines %q, want %q", names, want)
+	}
+}

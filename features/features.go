@@ -71,6 +71,19 @@ func (m *Matrix) AppendRow(dst []float32, i int) []float32 {
 	return dst
 }
 
+// SameRows reports whether m and o are on-demand matrices with the same
+// rows (the same base features, the same documents and slots in the same
+// order): the matrices of two targets of one log, whatever their labels
+// and weights. Matrices holding their rows (X) are never the same, so that
+// comparing them costs nothing.
+func (m *Matrix) SameRows(o *Matrix) bool {
+	if m.X != nil || o.X != nil || m.Rows != o.Rows || m.Cols != o.Cols || m.baseCols != o.baseCols ||
+		len(m.base) != len(o.base) || len(m.base) == 0 || &m.base[0] != &o.base[0] {
+		return false
+	}
+	return slices.Equal(m.doc, o.doc) && slices.Equal(m.slot, o.slot)
+}
+
 // Value returns the value of row r in column c.
 func (m *Matrix) Value(r, c int) float32 {
 	if m.X != nil {

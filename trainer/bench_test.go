@@ -99,3 +99,46 @@ func BenchmarkTrainSUP(b *testing.B) {
 	}
 	benchTrain(b, m)
 }
+
+// BenchmarkMatrixCache is the ERR model of an MSLR-size fold after the
+// NDCG one (BenchmarkTrainPIOPT's matrix, other targets): its matrix time
+// with the NDCG model's quantile matrix shared (labels swapped in) and
+// with one of its own.
+func BenchmarkMatrixCache(b *testing.B) {
+	ds := mslrFold()
+	tg := piTargets(ds, 3)
+	ndcg, err := features.PIOPT(ds, tg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	errM, err := features.PIOPT(ds, retarget(tg, 1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	p := Defaults()
+	p.Trees, p.Threads = 1, 2
+	for _, shared := range []bool{true, false} {
+		b.Run(map[bool]string{true: "shared", false: "own"}[shared], func(b *testing.B) {
+			var matrix float64
+			for b.Loop() {
+				c := &MatrixCache{}
+				first, err := c.TrainJob(context.Background(), nil, ndcg, nil, nil, p, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				first.Close()
+				if !shared {
+					c.Close()
+				}
+				model, err := c.TrainJob(context.Background(), nil, errM, nil, nil, p, nil)
+				if err != nil {
+					b.Fatal(err)
+				}
+				matrix += model.Timing.Matrix.Seconds()
+				model.Close()
+				c.Close()
+			}
+			b.ReportMetric(matrix/float64(b.N), "matrix-s")
+		})
+	}
+}

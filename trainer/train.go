@@ -164,6 +164,12 @@ func TrainSelect(ctx context.Context, train, valid *features.Matrix, value *Slat
 // histograms of all workers each round, and Root's validation decides the
 // best round and early stopping for all (see Job).
 func TrainJob(ctx context.Context, job *Job, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
+	return trainJob(ctx, nil, job, train, valid, value, p, progress)
+}
+
+// trainJob is TrainJob building its training matrix through cache (nil:
+// a matrix of its own).
+func trainJob(ctx context.Context, cache *MatrixCache, job *Job, train, valid *features.Matrix, value *SlateValue, p Params, progress func(Round)) (*Model, error) {
 	if err := checkJobInputs(job, train, valid, value, p); err != nil {
 		return nil, err
 	}
@@ -184,11 +190,11 @@ func TrainJob(ctx context.Context, job *Job, train, valid *features.Matrix, valu
 	maximize = maximize || (job.remote() && p.SelectBy == SelectValue)
 
 	start := time.Now()
-	dtrain, err := quantileMatrix(train, p, job.comm())
+	dtrain, release, err := cache.matrix(train, p, job.comm())
 	if err != nil {
 		return nil, err
 	}
-	defer dtrain.Close()
+	defer release()
 	m := &Model{Meta: train.Meta, params: p, Metric: met.name, BestIteration: -1, BestScore: math.NaN()}
 	if value != nil {
 		m.Metric = value.name

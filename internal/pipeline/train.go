@@ -183,6 +183,9 @@ type FitConfig struct {
 	// Job, when not nil, trains as a worker of a distributed job; only
 	// its root saves.
 	Job *trainer.Job
+	// Matrices, when not nil, shares the training's quantile matrix with
+	// the fits before and after it on the same rows and weights.
+	Matrices *trainer.MatrixCache
 }
 
 // Fit trains a model on cfg's matrices and saves it to cfg.Out: the one
@@ -191,7 +194,7 @@ type FitConfig struct {
 func Fit(ctx context.Context, cfg FitConfig) (*trainer.Model, error) {
 	p := cfg.Params
 	bar := progress.New(cfg.Progress, cfg.Label, int64(p.Trees), cfg.Unit)
-	model, err := trainer.TrainJob(ctx, cfg.Job, cfg.Train, cfg.Valid, cfg.Value, p, func(r trainer.Round) {
+	model, err := cfg.Matrices.TrainJob(ctx, cfg.Job, cfg.Train, cfg.Valid, cfg.Value, p, func(r trainer.Round) {
 		bar.Status(cfg.Status(r))
 		bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
 		bar.Add(1)

@@ -22,8 +22,8 @@ func NewDMatrix(d Dense, opt MatrixOptions) (*DMatrix, error) {
 // Close does nothing.
 func (m *DMatrix) Close() error { return nil }
 
-// setLabels returns ErrNoCgo.
-func (m *DMatrix) setLabels(v []float32) error { return ErrNoCgo }
+// SetLabels returns ErrNoCgo.
+func (m *DMatrix) SetLabels(v []float32) error { return ErrNoCgo }
 
 // setWeights returns ErrNoCgo.
 func (m *DMatrix) setWeights(v []float32) error { return ErrNoCgo }

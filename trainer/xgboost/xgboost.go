@@ -272,7 +272,7 @@ func newDMatrixHere(d Dense, opt MatrixOptions) (*DMatrix, error) {
 	// sketching; the others get them now.
 	if opt.Build != BuildQuantile {
 		if d.Labels != nil {
-			err = m.setLabels(d.Labels)
+			err = m.SetLabels(d.Labels)
 		}
 		if err == nil && d.Weights != nil {
 			err = m.setWeights(d.Weights)
@@ -370,8 +370,10 @@ func (m *DMatrix) setFloat(field string, v []float32) error {
 	return check(rc, "XGDMatrixSetFloatInfo("+field+")")
 }
 
-// setLabels sets one label per row.
-func (m *DMatrix) setLabels(v []float32) error { return m.setFloat("label", v) }
+// SetLabels replaces the labels, one per row: a quantile matrix's bins do
+// not depend on them, so one matrix serves trainings on the same rows and
+// weights with other labels (trainer.MatrixCache).
+func (m *DMatrix) SetLabels(v []float32) error { return m.setFloat("label", v) }
 
 // setWeights sets one weight per row. A quantile matrix was sketched at
 // creation: give its weights in Dense.Weights so the bins see them.

@@ -476,7 +476,7 @@ func TestShapeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer m.Close()
-	if err := m.setLabels(make([]float32, 11)); err == nil || !strings.Contains(err.Error(), "11 labels for 10 rows") {
+	if err := m.SetLabels(make([]float32, 11)); err == nil || !strings.Contains(err.Error(), "11 labels for 10 rows") {
 		t.Fatalf("wrong label length: %v", err)
 	}
 	if _, err := NewDMatrix(d, MatrixOptions{Build: BuildQuantile, ref: m}); err == nil {
@@ -574,7 +574,7 @@ func TestClosedHandles(t *testing.T) {
 	if err := b2.Update(0, m); !errors.Is(err, ErrClosed) {
 		t.Fatalf("update on a closed matrix: %v", err)
 	}
-	if err := m.setLabels(d.Labels); !errors.Is(err, ErrClosed) {
+	if err := m.SetLabels(d.Labels); !errors.Is(err, ErrClosed) {
 		t.Fatalf("labels on a closed matrix: %v", err)
 	}
 	if _, err := NewBooster(nil, m); !errors.Is(err, ErrClosed) {

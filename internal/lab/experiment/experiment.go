@@ -490,6 +490,9 @@ type foldRun struct {
 	models                           []*ranker.Model
 	names                            []string
 	grids                            []*gridRun // PI-OPT's grid per metric (Config.Grid)
+	// matrices shares one quantile matrix between the PI-OPT models of
+	// the metrics (one log: the same rows and weights, other targets).
+	matrices *trainer.MatrixCache
 }
 
 // fold runs fold f, or reads its results back from an earlier run, which
@@ -547,10 +550,8 @@ func (r *runner) fold(ctx context.Context, f Fold) (*FoldResult, error) {
 			return nil, err
 		}
 	}
-	for _, k := range c.Metrics {
-		if err := r.trainPIOPT(ctx, fr, k); err != nil {
-			return nil, err
-		}
+	if err := r.trainPIOPTs(ctx, fr); err != nil {
+		return nil, err
 	}
 	if err := r.scoreTest(ctx, fr); err != nil {
 		return nil, err
@@ -597,6 +598,22 @@ func (r *runner) trainLambdaMART(ctx context.Context, fr *foldRun) error {
 		return err
 	}
 	fr.models, fr.names = append(fr.models, lm), append(fr.names, LambdaMART)
+	return nil
+}
+
+// trainPIOPTs trains PI-OPT for every metric, sharing their training
+// matrix, which it frees after the last.
+func (r *runner) trainPIOPTs(ctx context.Context, fr *foldRun) error {
+	fr.matrices = &trainer.MatrixCache{}
+	defer func() {
+		fr.matrices.Close()
+		fr.matrices = nil
+	}()
+	for _, k := range r.cfg.Metrics {
+		if err := r.trainPIOPT(ctx, fr, k); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
@@ -812,7 +829,7 @@ func (r *runner) trainStage(ctx context.Context, fr *foldRun, what, path string,
 	// The selection record is written before the model, so that a model
 	// on disk always has its record beside it.
 	var sel *Selection
-	model, err := pipeline.Fit(ctx, pipeline.FitConfig{Train: tm, Valid: vm, Value: value, Params: p, Out: path,
+	model, err := pipeline.Fit(ctx, pipeline.FitConfig{Train: tm, Valid: vm, Value: value, Params: p, Out: path, Matrices: fr.matrices,
 		Progress: r.progressWriter(), Label: fmt.Sprintf("fold %d: train %s", f.Number, what), Unit: "trees",
 		Status: func(rd trainer.Round) string { return stageStatus(f.Number, what, value != nil, rd) },
 		BeforeSave: func(m *trainer.Model) error {

@@ -298,3 +298,45 @@ func TestMatrixReaders(t *testing.T) {
 		t.Errorf("Fill over a used buffer = %v", dst)
 	}
 }
+
+// SameRows holds for two targets of one log (other targets and weights)
+// and fails on a moved slot, a copy of the features and stored rows.
+func TestSameRows(t *testing.T) {
+	ds := randomDataset(20, 4, 1)
+	base := fullTargets(ds, 3)
+	mk := func(d *data.Dataset, tg *data.Targets) *Matrix {
+		m, err := PIOPT(d, tg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	retarget := func(moveSlot bool) *data.Targets {
+		o := *base
+		o.Target, o.Weight, o.Slot = slices.Clone(base.Target), slices.Clone(base.Weight), slices.Clone(base.Slot)
+		for i := range o.Target {
+			o.Target[i], o.Weight[i] = 1-o.Target[i], 2*o.Weight[i]
+		}
+		if moveSlot {
+			o.Slot[5] = o.Slot[5]%3 + 1
+		}
+		return &o
+	}
+	a := mk(ds, base)
+	copied := *ds
+	copied.Features = slices.Clone(ds.Features)
+	for _, c := range []struct {
+		name string
+		o    *Matrix
+		want bool
+	}{
+		{"other targets and weights", mk(ds, retarget(false)), true},
+		{"one slot moved", mk(ds, retarget(true)), false},
+		{"a copy of the features", mk(&copied, base), false},
+		{"rows stored", &Matrix{X: make([]float32, a.Rows*a.Cols), Rows: a.Rows, Cols: a.Cols}, false},
+	} {
+		if got := a.SameRows(c.o); got != c.want {
+			t.Errorf("%s: SameRows %v, want %v", c.name, got, c.want)
+		}
+	}
+}

@@ -1,3 +1,5 @@
+//go:build cgo
+
 package trainer
 
 import (
@@ -75,38 +77,5 @@ func TestMatrixCacheSameModels(t *testing.T) {
 	}
 	if again := modelBytes(t, &c, ndcg); !bytes.Equal(again, first) {
 		t.Fatal("the first targets, after the cache changed hands, give another model")
-	}
-}
-
-// SameRows holds for two targets of one log and fails on other rows.
-func TestSameRows(t *testing.T) {
-	ds := smallFold(1)
-	base := piTargets(ds, 3)
-	other := retarget(base, 1)
-	other.Slot = append([]uint8(nil), base.Slot...)
-	other.Slot[5] = other.Slot[5]%3 + 1
-	mk := func(d *data.Dataset, tg *data.Targets) *features.Matrix {
-		m, err := features.PIOPT(d, tg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
-	a := mk(ds, base)
-	copied := *ds
-	copied.Features = append([]float32(nil), ds.Features...)
-	for _, c := range []struct {
-		name string
-		o    *features.Matrix
-		want bool
-	}{
-		{"other targets", mk(ds, retarget(base, 3)), true},
-		{"one slot moved", mk(ds, other), false},
-		{"a copy of the features", mk(&copied, base), false},
-		{"rows stored", &features.Matrix{X: make([]float32, a.Rows*a.Cols), Rows: a.Rows, Cols: a.Cols}, false},
-	} {
-		if got := a.SameRows(c.o); got != c.want {
-			t.Errorf("%s: SameRows %v, want %v", c.name, got, c.want)
-		}
 	}
 }

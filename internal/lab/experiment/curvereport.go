@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"maps"
 	"math"
 	"slices"
 	"strconv"
@@ -209,15 +208,7 @@ func (s *Summary) curveHTML() []byte {
 		}
 	}
 	p.Table(header, rows)
-	p.Heading(2, "Settings")
-	keys := slices.Sorted(maps.Keys(s.Config))
-	settings := make([]string, len(keys))
-	for i, k := range keys {
-		settings[i] = fmt.Sprint(s.Config[k])
-	}
-	p.KeyValues(keys, settings)
-	s.Provenance.AddTo(p)
-	return p.HTML()
+	return s.settingsHTML(p)
 }
 
 // loggerHTML adds the logger's gains to the report of one size.

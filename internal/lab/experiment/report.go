@@ -191,15 +191,7 @@ func (s *Summary) HTML() []byte {
 	s.chart(p, series, vals, errs)
 	p.Heading(2, "Per fold")
 	p.Table(s.foldTable())
-	p.Heading(2, "Settings")
-	keys := slices.Sorted(maps.Keys(s.Config))
-	settings := make([]string, len(keys))
-	for i, k := range keys {
-		settings[i] = fmt.Sprint(s.Config[k])
-	}
-	p.KeyValues(keys, settings)
-	s.Provenance.AddTo(p)
-	return p.HTML()
+	return s.settingsHTML(p)
 }
 
 // foldTable is every fold's test values: one row per metric and policy,
@@ -233,4 +225,18 @@ func (s *Summary) chart(p *report.Page, series []string, vals, errs [][]float64)
 	}
 	p.Figure(report.BarChart(s.Metrics, series, vals, errs, report.Title("Test-fold metric (mean ± std over folds)"),
 		report.YLabel("metric value")), "Bars: mean over folds; whiskers: ± one standard deviation across folds.")
+}
+
+// settingsHTML ends a report's page p with the run's settings and its
+// provenance, and returns the page's bytes.
+func (s *Summary) settingsHTML(p *report.Page) []byte {
+	p.Heading(2, "Settings")
+	keys := slices.Sorted(maps.Keys(s.Config))
+	settings := make([]string, len(keys))
+	for i, k := range keys {
+		settings[i] = fmt.Sprint(s.Config[k])
+	}
+	p.KeyValues(keys, settings)
+	s.Provenance.AddTo(p)
+	return p.HTML()
 }

@@ -85,13 +85,35 @@ func (pb *plProblem) setInterp() {
 	if !(hi > lo*(1+1e-6)) {
 		return
 	}
-	pb.cL, pb.wv = cL, make([]float64, K)
+	wv, bary, tailN, tailN1 := chebyshevPoints(lo, hi, K)
+	lm, ok := baryRows(pb.w[cL:C], wv, bary)
+	if !ok {
+		// Weights so small that a distance to a point underflows (a
+		// Plackett–Luce logger whose scores lie ~700 τ apart gives
+		// subnormal weights): the interpolation would divide by zero,
+		// so these classes are summed one by one, as heavy ones are.
+		return
+	}
+	pb.cL, pb.wv, pb.tailN, pb.tailN1, pb.lm = cL, wv, tailN, tailN1, lm
+	ss := tri(pb.d + 1)
+	pb.vs, pb.vt = make([][]float64, C), make([][]float64, C)
+	for c := range C {
+		pb.vs[c], pb.vt[c] = make([]float64, K*ss), make([]float64, K*ss)
+	}
+	pb.vv = make([]float64, K*K*ss)
+	pb.lmult = pb.lightMult()
+}
+
+// chebyshevPoints returns the K Chebyshev points of the second kind on
+// [lo, hi] (hi first), their barycentric weights and the weights of the
+// last two Chebyshev coefficients.
+func chebyshevPoints(lo, hi float64, K int) (wv, bary, tailN, tailN1 []float64) {
 	N := K - 1
-	bary := make([]float64, K)
-	pb.tailN, pb.tailN1 = make([]float64, K), make([]float64, K)
+	wv, bary = make([]float64, K), make([]float64, K)
+	tailN, tailN1 = make([]float64, K), make([]float64, K)
 	for j := range K {
 		x := math.Cos(math.Pi * float64(j) / float64(N))
-		pb.wv[j] = (hi+lo)/2 + (hi-lo)/2*x
+		wv[j] = (hi+lo)/2 + (hi-lo)/2*x
 		half := 1.0
 		if j == 0 || j == N {
 			half = 0.5
@@ -101,26 +123,27 @@ func (pb *plProblem) setInterp() {
 			sign = -1
 		}
 		bary[j] = sign * half
-		pb.tailN[j] = half * sign / float64(N)
-		pb.tailN1[j] = 2 * half * math.Cos(math.Pi*float64(j*(N-1))/float64(N)) / float64(N)
+		tailN[j] = half * sign / float64(N)
+		tailN1[j] = 2 * half * math.Cos(math.Pi*float64(j*(N-1))/float64(N)) / float64(N)
 	}
-	ss := tri(pb.d + 1)
-	pb.vs, pb.vt = make([][]float64, C), make([][]float64, C)
-	for c := range C {
-		pb.vs[c], pb.vt[c] = make([]float64, K*ss), make([]float64, K*ss)
-	}
-	pb.vv = make([]float64, K*K*ss)
-	pb.lmult = pb.lightMult()
-	pb.lm = make([]float64, (C-cL)*K)
-	for c := cL; c < C; c++ {
-		row := pb.lm[(c-cL)*K : (c-cL+1)*K]
+	return wv, bary, tailN, tailN1
+}
+
+// baryRows returns, per weight w, the barycentric interpolation weights
+// from the points wv to w (row c at [c·K, (c+1)·K)), and false when one is
+// not finite.
+func baryRows(w, wv, bary []float64) ([]float64, bool) {
+	K := len(wv)
+	lm := make([]float64, len(w)*K)
+	for c, wc := range w {
+		row := lm[c*K : (c+1)*K]
 		sum, hit := 0.0, -1
-		for j, wj := range pb.wv {
-			if pb.w[c] == wj {
+		for j, wj := range wv {
+			if wc == wj {
 				hit = j
 				break
 			}
-			row[j] = bary[j] / (pb.w[c] - wj)
+			row[j] = bary[j] / (wc - wj)
 			sum += row[j]
 		}
 		if hit >= 0 {
@@ -130,8 +153,12 @@ func (pb *plProblem) setInterp() {
 		}
 		for j := range row {
 			row[j] /= sum
+			if math.IsNaN(row[j]) || math.IsInf(row[j], 0) {
+				return nil, false
+			}
 		}
 	}
+	return lm, true
 }
 
 // stride is the number of classes, real and virtual, of the grids and

@@ -929,7 +929,33 @@ func plFirstStep(l int, tol float64) float64 {
 // the interpolation over the light classes (see plinterp.go) and a
 // rounding allowance.
 func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *moments {
-	return newPLProblem(sizes, w, l, tol*1e-3).integrate(len(sizes), tol, workers)
+	pb := newPLProblem(sizes, w, l, tol*1e-3)
+	mo := pb.integrate(len(sizes), tol, workers)
+	if pb.wv != nil && !mo.finite() {
+		// The interpolation over light classes can overflow where their
+		// weights are extreme (scores hundreds of τ apart); summed one by
+		// one, as heavy classes are, the same integrals stay finite.
+		pb = newPLProblem(sizes, w, l, tol*1e-3)
+		pb.dropInterp()
+		mo = pb.integrate(len(sizes), tol, workers)
+	}
+	return mo
+}
+
+// finite reports whether every moment and the bound are finite numbers.
+func (mo *moments) finite() bool {
+	ok := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+	for _, v := range mo.p1 {
+		if !ok(v) {
+			return false
+		}
+	}
+	for _, v := range mo.p2 {
+		if !ok(v) {
+			return false
+		}
+	}
+	return ok(mo.bound)
 }
 
 // integrate runs plQuadrature's levels on the prepared problem, for nc

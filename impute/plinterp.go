@@ -161,6 +161,12 @@ func baryRows(w, wv, bary []float64) ([]float64, bool) {
 	return lm, true
 }
 
+// dropInterp undoes setInterp: every class is then summed one by one.
+func (pb *plProblem) dropInterp() {
+	pb.cL, pb.wv, pb.lm, pb.vs, pb.vt, pb.vv = 0, nil, nil, nil, nil, nil
+	pb.tailN, pb.tailN1, pb.lmult = nil, nil, 0
+}
+
 // stride is the number of classes, real and virtual, of the grids and
 // columns; weight returns the weight of either.
 func (pb *plProblem) stride() int { return pb.nc + len(pb.wv) }

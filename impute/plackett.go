@@ -933,7 +933,8 @@ func plQuadrature(sizes []int, w []float64, l int, tol float64, workers int) *mo
 	mo := pb.integrate(len(sizes), tol, workers)
 	if pb.wv != nil && !mo.finite() {
 		// The interpolation over light classes can overflow where their
-		// weights are extreme (scores hundreds of τ apart); summed one by
+		// weights are extreme (subnormal weights of scores hundreds of τ
+		// apart: its barycentric weights, or later sums); summed one by
 		// one, as heavy classes are, the same integrals stay finite.
 		pb = newPLProblem(sizes, w, l, tol*1e-3)
 		pb.dropInterp()

@@ -86,15 +86,7 @@ func (pb *plProblem) setInterp() {
 		return
 	}
 	wv, bary, tailN, tailN1 := chebyshevPoints(lo, hi, K)
-	lm, ok := baryRows(pb.w[cL:C], wv, bary)
-	if !ok {
-		// Weights so small that a distance to a point underflows (a
-		// Plackett–Luce logger whose scores lie ~700 τ apart gives
-		// subnormal weights): the interpolation would divide by zero,
-		// so these classes are summed one by one, as heavy ones are.
-		return
-	}
-	pb.cL, pb.wv, pb.tailN, pb.tailN1, pb.lm = cL, wv, tailN, tailN1, lm
+	pb.cL, pb.wv, pb.tailN, pb.tailN1, pb.lm = cL, wv, tailN, tailN1, baryRows(pb.w[cL:C], wv, bary)
 	ss := tri(pb.d + 1)
 	pb.vs, pb.vt = make([][]float64, C), make([][]float64, C)
 	for c := range C {
@@ -130,9 +122,9 @@ func chebyshevPoints(lo, hi float64, K int) (wv, bary, tailN, tailN1 []float64) 
 }
 
 // baryRows returns, per weight w, the barycentric interpolation weights
-// from the points wv to w (row c at [c·K, (c+1)·K)), and false when one is
-// not finite.
-func baryRows(w, wv, bary []float64) ([]float64, bool) {
+// from the points wv to w (row c at [c·K, (c+1)·K)). Subnormal weights can
+// make them infinite; plQuadrature then sums without interpolation.
+func baryRows(w, wv, bary []float64) []float64 {
 	K := len(wv)
 	lm := make([]float64, len(w)*K)
 	for c, wc := range w {
@@ -153,12 +145,9 @@ func baryRows(w, wv, bary []float64) ([]float64, bool) {
 		}
 		for j := range row {
 			row[j] /= sum
-			if math.IsNaN(row[j]) || math.IsInf(row[j], 0) {
-				return nil, false
-			}
 		}
 	}
-	return lm, true
+	return lm
 }
 
 // dropInterp undoes setInterp: every class is then summed one by one.

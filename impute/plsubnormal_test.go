@@ -10,9 +10,9 @@ import (
 // subnormal numbers. The interpolation over light classes divided by
 // distances between such weights that underflow, and the moments came out
 // NaN (impute failed: "eigendecomposition of Γ failed"); such classes are
-// now summed one by one (query 184: barycentric weights not finite;
-// query 515: an overflow further on, caught by plQuadrature's retry without
-// interpolation). Each slot's marginals must sum to 1.
+// now summed one by one (plQuadrature's retry without interpolation, for
+// an overflow in the barycentric weights (query 184) or further on (515)).
+// Each slot's marginals must sum to 1.
 func TestPlackettLuceSubnormalWeights(t *testing.T) {
 	if testing.Short() {
 		t.Skip("two quadratures of ~200 candidates")

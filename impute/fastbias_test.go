@@ -196,7 +196,8 @@ func TestRoundingBiasBound(t *testing.T) {
 		// the cut-off's Γ† covers it (outside 5e-12).
 		{12, 3, 0.05, 0, []int32{0, 1, 2}, true},
 		// Exact moments (the programme) so that the fast path certifies
-		// its solve; with the default quadrature it does not (the probe).
+		// its solve; with the default quadrature it does not (fastApply hands
+		// q_μ to the cut-off, TestPeakedKeepsRank).
 		{60, 4, 0.1, 1 << 30, []int32{0, 1, 2, 3}, false},
 		{60, 4, 0.1, 1 << 30, []int32{30, 5, 44, 12}, true},
 		{60, 4, 0.1, 1 << 30, []int32{59, 58, 57, 56}, true},

@@ -12,9 +12,9 @@ import (
 // eigenvalue cut-off (1e-10 of Γ's largest eigenvalue) drops rank that Γ
 // has: the fast path keeps it, so they are checked against an exact
 // pseudoinverse instead of today's. wantFast is false where the fast path
-// cannot certify its solve and falls back to today's path: quadrature
-// moments, whose absolute error bound of 1e-10 swamps marginals far below
-// it (m = 60).
+// cannot certify its solve of q_μ and hands it to today's path (fastApply):
+// quadrature moments, whose absolute error bound of 1e-10 swamps marginals
+// far below it (m = 60).
 var peakedCases = []struct {
 	m, l     int
 	tau      float64
@@ -135,15 +135,18 @@ func TestPeakedKeepsRank(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := structuralRank(c.m, c.l)
-		t.Logf("%s: today's rank %d, structural %d, fast path %v", name, old.Spectrum().Rank, want, g.fast != nil)
-		if (g.fast != nil) != c.wantFast {
-			t.Errorf("%s: fast path %v, want %v", name, g.fast != nil, c.wantFast)
+		qmu := g.Marginals(nil)
+		xmu := make([]float64, len(qmu))
+		certified := g.fast != nil && g.fastSolve(xmu, qmu) <= maxSolveBound
+		t.Logf("%s: today's rank %d, structural %d, fast path certified %v", name, old.Spectrum().Rank, want, certified)
+		if certified != c.wantFast {
+			t.Errorf("%s: fast path certified %v, want %v", name, certified, c.wantFast)
 		}
 		if old.Spectrum().Rank >= want {
 			t.Errorf("%s: today's cut-off keeps the full rank %d: not a peaked case", name, want)
 		}
-		if g.fast == nil {
-			if cv := g.Coverage(g.Marginals(nil)); cv.Rank != old.Spectrum().Rank || cv.StructuralRank != want || cv.Solver != "eigen" {
+		if !certified {
+			if cv := g.Coverage(qmu); cv.Rank != old.Spectrum().Rank || cv.StructuralRank != want || cv.Solver != "eigen" {
 				t.Errorf("%s: fallback coverage %+v", name, cv)
 			}
 			continue
@@ -151,8 +154,6 @@ func TestPeakedKeepsRank(t *testing.T) {
 		// q_μ keeps the full rank unless the moments' rounding would bias its
 		// weights beyond the tolerance (m = 12, τ = 0.05: 1.2e-4); then it
 		// gets the cut-off, which covers it.
-		qmu := g.Marginals(nil)
-		xmu := make([]float64, len(qmu))
 		keep := g.roundingBias(qmu, xmu, g.fastSolve(xmu, qmu)) <= fastBiasTol
 		if cv := g.Coverage(qmu); (cv.Rank == want) != keep || cv.StructuralRank != want || cv.Outside > 1e-10 {
 			t.Errorf("%s: coverage %+v (full rank kept: %v)", name, cv, keep)

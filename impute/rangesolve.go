@@ -39,9 +39,9 @@ type rangeSolver struct {
 
 // Fast-path certification: a factorisation with a pivot U_ii² below
 // minPivot is not trusted (the null space may be larger
-// than N, and refinement would not contract), nor a Γ whose probe solve's
-// bound exceeds maxSolveBound (newFastGamma); the caller falls back to the
-// eigendecomposition. The smallest diagonal entry
+// than N, and refinement would not contract); the caller falls back to the
+// eigendecomposition. A solve whose bound exceeds maxSolveBound hands its
+// target to the eigendecomposition too (fastApply). The smallest diagonal entry
 // accepted is minDiag: a marginal that underflows is a structural zero.
 const (
 	minPivot      = 1e-13

@@ -105,7 +105,7 @@ func fastGammaFromMoments(d *Dist, mo *moments, cutoff float64) (*Gamma, bool) {
 	}
 	g.gBlk = g.meanBlock()
 	q := meanNullBasis(g.size, l)
-	rs, ok := newRangeSolver(g.gBlk, l*nc, q)
+	rs, ok := newRangeSolver(g.gBlk, l*nc, nc, q)
 	if !ok {
 		return nil, false
 	}
@@ -124,7 +124,7 @@ func fastGammaFromMoments(d *Dist, mo *moments, cutoff float64) (*Gamma, bool) {
 // null space spanned by the orthonormal q, column by column through a
 // rangeSolver, symmetrised, and the largest bound of its solves.
 func smallPinv(a []float64, n int, q [][]float64) (p []float64, bound float64, ok bool) {
-	rs, ok := newRangeSolver(a, n, q)
+	rs, ok := newRangeSolver(a, n, 0, q)
 	if !ok {
 		return nil, 0, false
 	}

@@ -243,8 +243,10 @@ func (g *Gamma) meanBlock() []float64 {
 				if k == j {
 					continue
 				}
-				for c2 := range nc {
-					gb[row+k*nc+c2] = mo.pair(j, k, c, c2) * g.invSqrt[c] * g.invSqrt[c2]
+				src := mo.p2[((j*l+k)*nc+c)*nc : ((j*l+k)*nc+c+1)*nc] // mo.pair(j, k, c, ·)
+				dst, is := gb[row+k*nc:row+k*nc+nc], g.invSqrt[c]
+				for c2, v := range src {
+					dst[c2] = v * is * g.invSqrt[c2]
 				}
 			}
 		}

@@ -274,6 +274,22 @@ func uniMul(dst, a, b []float64) {
 // biMulLin multiplies a in place by r + p·x + q·y, highest anti-diagonal
 // first so that it reads only coefficients not yet overwritten.
 func biMulLin(a []float64, d int, r, p, q float64) {
+	switch d { // the shapes of production (ℓ ≤ 5), unrolled in pldiv.go
+	case 1:
+		biMulLin1(a, r, p, q)
+		return
+	case 2:
+		biMulLin2(a, r, p, q)
+		return
+	case 3:
+		biMulLin3(a, r, p, q)
+		return
+	}
+	biMulLinAny(a, d, r, p, q)
+}
+
+// biMulLinAny is biMulLin for any d.
+func biMulLinAny(a []float64, d int, r, p, q float64) {
 	for s := d; s > 0; s-- {
 		cur, prev := a[tri(s):tri(s+1)], a[tri(s-1):tri(s)]
 		cur[s] = r*cur[s] + p*prev[s-1]
@@ -287,6 +303,22 @@ func biMulLin(a []float64, d int, r, p, q float64) {
 
 // biMul sets dst = a·b (dst must not alias a or b).
 func biMul(dst, a, b []float64, d int) {
+	switch d { // unrolled in pldiv.go
+	case 1:
+		biMul1(dst, a, b)
+		return
+	case 2:
+		biMul2(dst, a, b)
+		return
+	case 3:
+		biMul3(dst, a, b)
+		return
+	}
+	biMulAny(dst, a, b, d)
+}
+
+// biMulAny is biMul for any d.
+func biMulAny(dst, a, b []float64, d int) {
 	clear(dst[:tri(d+1)])
 	for s1 := 0; s1 <= d; s1++ {
 		for s2 := 0; s1+s2 <= d; s2++ {
@@ -369,6 +401,8 @@ type plProblem struct {
 	lmult         float64     // the largest multiplicity of a pair of light classes
 	s2buf         []float64   // the node sums with the interpolated pairs (interpPairs)
 	tj, tr        []float64   // interpLight's products
+	col           *plColumn   // p2Level's workspace, see workspace
+	sc            []plScratch
 }
 
 // mult is the number of ordered candidate pairs of classes c1 and c2.
@@ -796,13 +830,7 @@ func (pb *plProblem) p2Row(c1 int, g *plGrid, iv int, col *plColumn, sc *plScrat
 // workers.
 func (pb *plProblem) p2Level(g *plGrid, level int, s2 []float64, workers int) {
 	n := len(g.t)
-	ss := tri(pb.d + 1)
-	col := newPLColumn(n, pb.nc, pb.stride())
-	sc := make([]plScratch, workers)
-	for i := range sc {
-		sc[i] = plScratch{pt: make([][]float64, n), run: make([]float64, ss), quot: make([]float64, ss),
-			acc: make([]float64, ss)}
-	}
+	col, sc := pb.workspace(n, workers)
 	for iv, v := range g.t {
 		col.it = col.it[:0]
 		for it, t := range g.t {
@@ -825,6 +853,25 @@ func (pb *plProblem) p2Level(g *plGrid, level int, s2 []float64, workers int) {
 			}
 		})
 	}
+}
+
+// workspace returns p2Level's column and per-worker scratch for grids of n
+// nodes, kept from the previous level when large enough (their per-node
+// buffers too): a level's worth of allocations would otherwise be
+// repeated at every level.
+func (pb *plProblem) workspace(n, workers int) (*plColumn, []plScratch) {
+	if pb.col == nil || len(pb.col.k) < n {
+		pb.col = newPLColumn(n, pb.nc, pb.stride())
+	}
+	if len(pb.sc) != workers || len(pb.sc[0].pt) < n {
+		ss := tri(pb.d + 1)
+		pb.sc = make([]plScratch, workers)
+		for i := range pb.sc {
+			pb.sc[i] = plScratch{pt: make([][]float64, n), run: make([]float64, ss), quot: make([]float64, ss),
+				acc: make([]float64, ss)}
+		}
+	}
+	return pb.col, pb.sc
 }
 
 // plNewNode reports whether node (it, iv) of level's grid is new at that

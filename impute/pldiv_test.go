@@ -32,3 +32,48 @@ func TestBiDivAccUnrolled(t *testing.T) {
 		}
 	}
 }
+
+// The unrolled products give biMulLinAny's results bit for bit.
+func TestBiMulLinUnrolled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 6))
+	for d := 1; d <= 3; d++ {
+		n := tri(d + 1)
+		for range 100 {
+			want := make([]float64, n)
+			for i := range want {
+				want[i] = rng.Float64()
+			}
+			got := append([]float64(nil), want...)
+			r, p, q := rng.Float64(), rng.Float64(), rng.Float64()
+			biMulLinAny(want, d, r, p, q)
+			biMulLin(got, d, r, p, q)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("d=%d coefficient %d: %v, want %v", d, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+// The unrolled products give biMulAny's results bit for bit.
+func TestBiMulUnrolled(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 7))
+	for d := 1; d <= 3; d++ {
+		n := tri(d + 1)
+		for range 100 {
+			a, b := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i], b[i] = rng.Float64()-0.25, rng.Float64()
+			}
+			want, got := make([]float64, n), make([]float64, n)
+			biMulAny(want, a, b, d)
+			biMul(got, a, b, d)
+			for i := range want {
+				if got[i] != want[i] {
+					t.Fatalf("d=%d coefficient %d: %v, want %v", d, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}

@@ -863,7 +863,7 @@ func (pb *plProblem) workspace(n, workers int) (*plColumn, []plScratch) {
 	if pb.col == nil || len(pb.col.k) < n {
 		pb.col = newPLColumn(n, pb.nc, pb.stride())
 	}
-	if len(pb.sc) != workers || len(pb.sc[0].pt) < n {
+	if workers = max(workers, 1); len(pb.sc) != workers || len(pb.sc[0].pt) < n {
 		ss := tri(pb.d + 1)
 		pb.sc = make([]plScratch, workers)
 		for i := range pb.sc {

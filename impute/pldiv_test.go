@@ -2,6 +2,7 @@ package impute
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -33,45 +34,45 @@ func TestBiDivAccUnrolled(t *testing.T) {
 	}
 }
 
-// The unrolled products give biMulLinAny's results bit for bit.
-func TestBiMulLinUnrolled(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 6))
-	for d := 1; d <= 3; d++ {
-		n := tri(d + 1)
-		for range 100 {
-			want := make([]float64, n)
-			for i := range want {
-				want[i] = rng.Float64()
-			}
-			got := append([]float64(nil), want...)
-			r, p, q := rng.Float64(), rng.Float64(), rng.Float64()
-			biMulLinAny(want, d, r, p, q)
-			biMulLin(got, d, r, p, q)
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("d=%d coefficient %d: %v, want %v", d, i, got[i], want[i])
-				}
-			}
-		}
-	}
-}
-
-// The unrolled products give biMulAny's results bit for bit.
+// The unrolled products give the general loops' results bit for bit:
+// biMulLin against biMulLinAny, biMul against biMulAny, on random a, b
+// (a of both signs) and factors r + p·x + q·y.
 func TestBiMulUnrolled(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 7))
-	for d := 1; d <= 3; d++ {
-		n := tri(d + 1)
-		for range 100 {
-			a, b := make([]float64, n), make([]float64, n)
-			for i := range a {
-				a[i], b[i] = rng.Float64()-0.25, rng.Float64()
-			}
-			want, got := make([]float64, n), make([]float64, n)
-			biMulAny(want, a, b, d)
-			biMul(got, a, b, d)
-			for i := range want {
-				if got[i] != want[i] {
-					t.Fatalf("d=%d coefficient %d: %v, want %v", d, i, got[i], want[i])
+	kernels := []struct {
+		name      string
+		fast, any func(a, b []float64, d int, r, p, q float64) []float64
+	}{
+		{"biMulLin",
+			func(a, _ []float64, d int, r, p, q float64) []float64 { biMulLin(a, d, r, p, q); return a },
+			func(a, _ []float64, d int, r, p, q float64) []float64 { biMulLinAny(a, d, r, p, q); return a }},
+		{"biMul",
+			func(a, b []float64, d int, _, _, _ float64) []float64 {
+				c := make([]float64, len(a))
+				biMul(c, a, b, d)
+				return c
+			},
+			func(a, b []float64, d int, _, _, _ float64) []float64 {
+				c := make([]float64, len(a))
+				biMulAny(c, a, b, d)
+				return c
+			}},
+	}
+	rng := rand.New(rand.NewPCG(3, 6))
+	for _, k := range kernels {
+		for d := 1; d <= 3; d++ {
+			n := tri(d + 1)
+			for range 100 {
+				a, b := make([]float64, n), make([]float64, n)
+				for i := range a {
+					a[i], b[i] = rng.Float64()-0.25, rng.Float64()
+				}
+				r, p, q := rng.Float64(), rng.Float64(), rng.Float64()
+				want := k.any(slices.Clone(a), b, d, r, p, q)
+				got := k.fast(slices.Clone(a), b, d, r, p, q)
+				for i := range want {
+					if got[i] != want[i] {
+						t.Fatalf("%s d=%d coefficient %d: %v, want %v", k.name, d, i, got[i], want[i])
+					}
 				}
 			}
 		}

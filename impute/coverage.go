@@ -32,6 +32,8 @@ func (g *Gamma) Coverage(qpi []float64) Coverage {
 		if e := g.fastApply(make([]float64, len(qpi)), qpi); e != g {
 			return e.Coverage(qpi)
 		}
+	} else if r := g.reported(); r != g {
+		return r.Coverage(qpi)
 	}
 	cv := Coverage{StructuralRank: g.StructuralRank(), Solver: "eigen"}
 	if g.fast != nil {

@@ -19,6 +19,25 @@ type fastInfo struct {
 	structRank int
 	eigOnce    sync.Once // computes eig, the fallback (eigenFallback)
 	eig        *Gamma
+	// failed records a solve beyond maxSolveBound: the factorisation is
+	// not what Γ's structure promised, and the reports (Spectrum,
+	// Coverage of no target, SolveBound, the released summary) describe
+	// the cut-off's Γ† instead, as they did when a probe solve rejected
+	// such a Γ up front. Each application still chooses by its own target
+	// (fastApply), so results never depend on the order of solves.
+	failed atomic.Bool
+}
+
+// reported returns the Γ whose pseudoinverse Γ's reports describe: the
+// eigenvalue cut-off's once a fast solve missed its bound, else g.
+func (g *Gamma) reported() *Gamma {
+	if g.fast == nil || g.released || !g.fastInfo.failed.Load() {
+		return g
+	}
+	if e := g.eigenFallback(); e != nil {
+		return e
+	}
+	return g
 }
 
 // noteBound records a solve's bound (non-negative floats order as their
@@ -163,7 +182,9 @@ func (g *Gamma) fastPinv(dst, v []float64) { g.fastApply(dst, v) }
 // v only, so PinvMulVec and Coverage of one target agree.
 func (g *Gamma) fastApply(dst, v []float64) *Gamma {
 	b := g.fastSolve(dst, v)
-	if b <= maxSolveBound && g.roundingBias(v, dst, b) <= fastBiasTol {
+	if !(b <= maxSolveBound) {
+		g.fastInfo.failed.Store(true)
+	} else if g.roundingBias(v, dst, b) <= fastBiasTol {
 		return g
 	}
 	e := g.eigenFallback()
@@ -325,6 +346,9 @@ func (g *Gamma) fastSlateForm(s1, s2 []int32) float64 {
 // eigendecomposition path it is the first-order estimate ℓm·ε·κ with κ =
 // Spectrum().Condition(), not a certificate; 0 for the uniform closed form.
 func (g *Gamma) SolveBound() float64 {
+	if r := g.reported(); r != g {
+		return r.SolveBound()
+	}
 	switch {
 	case g.closed:
 		return 0

@@ -331,6 +331,9 @@ func (g *Gamma) L() int { return g.l }
 // Spectrum returns the eigenvalue summary of Γ. On the fast path (see
 // fastgamma.go) it is computed on the first call, by eigendecomposition.
 func (g *Gamma) Spectrum() Spectrum {
+	if r := g.reported(); r != g {
+		return r.Spectrum()
+	}
 	switch {
 	case g.released:
 		g.fastInfo.once.Do(g.rebuiltSpectrum)

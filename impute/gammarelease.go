@@ -58,6 +58,9 @@ var releasedSolver = new(rangeSolver)
 // blocks, the moments and the factorisation (about 100 KB at m = 20,
 // ℓ = 3).
 func (g *Gamma) summary(opt *GammaOptions) *Gamma {
+	if r := g.reported(); r != g {
+		return r.summary(opt)
+	}
 	s := &Gamma{d: g.d, m: g.m, l: g.l, nc: g.nc, size: g.size, closed: g.closed, spec: g.spec, released: true, opt: opt,
 		mo: &moments{l: g.mo.l, nc: g.mo.nc, exact: g.mo.exact, stderr: g.mo.stderr, states: g.mo.states, bound: g.mo.bound, method: g.mo.method}}
 	known := true

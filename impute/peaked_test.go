@@ -149,6 +149,12 @@ func TestPeakedKeepsRank(t *testing.T) {
 			if cv := g.Coverage(qmu); cv.Rank != old.Spectrum().Rank || cv.StructuralRank != want || cv.Solver != "eigen" {
 				t.Errorf("%s: fallback coverage %+v", name, cv)
 			}
+			// Once a solve missed its bound, the reports describe the
+			// cut-off's Γ†, as when a probe rejected such a Γ up front.
+			if sp, cv := g.Spectrum(), g.Coverage(nil); sp != old.Spectrum() || cv.Solver != "eigen" || g.SolveBound() != old.SolveBound() {
+				t.Errorf("%s: reports after a failed solve: spectrum %+v (today's %+v), solver %q, bound %.3g (today's %.3g)",
+					name, sp, old.Spectrum(), cv.Solver, g.SolveBound(), old.SolveBound())
+			}
 			continue
 		}
 		// q_μ keeps the full rank unless the moments' rounding would bias its

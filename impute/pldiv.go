@@ -98,7 +98,8 @@ func biMulLin3(a []float64, r, p, q float64) {
 }
 
 // biMul1 .. biMul3 are biMul for d = 1, 2, 3 unrolled: every coefficient
-// sums the same products in the same order (so the same bits).
+// sums the same products in the same order (so the same bits), and the
+// coefficients of degree below d are those of degree d − 1.
 func biMul1(dst, a, b []float64) {
 	_, _, _ = dst[2], a[2], b[2]
 	dst[0] = 0 + a[0]*b[0]
@@ -108,9 +109,7 @@ func biMul1(dst, a, b []float64) {
 
 func biMul2(dst, a, b []float64) {
 	_, _, _ = dst[5], a[5], b[5]
-	dst[0] = 0 + a[0]*b[0]
-	dst[1] = 0 + a[0]*b[1] + a[1]*b[0]
-	dst[2] = 0 + a[0]*b[2] + a[2]*b[0]
+	biMul1(dst, a, b)
 	dst[3] = 0 + a[0]*b[3] + a[1]*b[1] + a[3]*b[0]
 	dst[4] = 0 + a[0]*b[4] + a[1]*b[2] + a[2]*b[1] + a[4]*b[0]
 	dst[5] = 0 + a[0]*b[5] + a[2]*b[2] + a[5]*b[0]
@@ -118,12 +117,7 @@ func biMul2(dst, a, b []float64) {
 
 func biMul3(dst, a, b []float64) {
 	_, _, _ = dst[9], a[9], b[9]
-	dst[0] = 0 + a[0]*b[0]
-	dst[1] = 0 + a[0]*b[1] + a[1]*b[0]
-	dst[2] = 0 + a[0]*b[2] + a[2]*b[0]
-	dst[3] = 0 + a[0]*b[3] + a[1]*b[1] + a[3]*b[0]
-	dst[4] = 0 + a[0]*b[4] + a[1]*b[2] + a[2]*b[1] + a[4]*b[0]
-	dst[5] = 0 + a[0]*b[5] + a[2]*b[2] + a[5]*b[0]
+	biMul2(dst, a, b)
 	dst[6] = 0 + a[0]*b[6] + a[1]*b[3] + a[3]*b[1] + a[6]*b[0]
 	dst[7] = 0 + a[0]*b[7] + a[1]*b[4] + a[2]*b[3] + a[3]*b[2] + a[4]*b[1] + a[7]*b[0]
 	dst[8] = 0 + a[0]*b[8] + a[1]*b[5] + a[2]*b[4] + a[4]*b[2] + a[5]*b[1] + a[8]*b[0]

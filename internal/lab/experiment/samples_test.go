@@ -3,6 +3,7 @@ package experiment
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
@@ -46,22 +47,10 @@ func TestParseSamples(t *testing.T) {
 			}
 			continue
 		}
-		if err != nil || !slicesEqual(got, tc.want) {
+		if err != nil || !slices.Equal(got, tc.want) {
 			t.Errorf("ParseSamples(%q) = %v, %v; want %v", tc.in, got, err, tc.want)
 		}
 	}
-}
-
-func slicesEqual(a, b []int64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestCheckCurve(t *testing.T) {

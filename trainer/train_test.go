@@ -39,7 +39,7 @@ func TestLearnsKnownFunction(t *testing.T) {
 	f := func(a, b float64) float64 { return 3*a - 2*b + math.Sin(6*a) }
 	p := small()
 	p.Trees = 300
-	m, err := Train(context.Background(), grid(60, f), nil, p, nil)
+	m, err := Train(context.Background(), grid(60, f), nil, p, func(Round) {})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,6 +63,37 @@ func TestLearnsKnownFunction(t *testing.T) {
 	}
 	if h := m.History; !(h[299].Train < h[0].Train/10) {
 		t.Fatalf("train rmse %g -> %g", h[0].Train, h[299].Train)
+	}
+}
+
+// The training metric is computed for a progress function only; without
+// one it is NaN and the model is the same bits.
+func TestTrainMetricOnlyForProgress(t *testing.T) {
+	f := func(a, b float64) float64 { return 3*a - 2*b + math.Sin(6*a) }
+	p := small()
+	p.Trees = 20
+	var shown []float64
+	var models [2][]byte
+	for i, progress := range []func(Round){nil, func(r Round) { shown = append(shown, r.Train) }} {
+		m, err := Train(context.Background(), grid(60, f), nil, p, progress)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range m.History {
+			if math.IsNaN(r.Train) != (progress == nil) {
+				t.Fatalf("progress %v: round %d train metric %g", progress != nil, r.Iter, r.Train)
+			}
+		}
+		if models[i], err = m.booster.Save(xgboost.FormatJSON); err != nil {
+			t.Fatal(err)
+		}
+		m.Close()
+	}
+	if len(shown) != p.Trees || !(shown[p.Trees-1] < shown[0]) {
+		t.Fatalf("progress saw train rmse %v", shown)
+	}
+	if !bytes.Equal(models[0], models[1]) {
+		t.Fatal("the training metric changed the model")
 	}
 }
 

@@ -28,15 +28,11 @@ const (
 
 // Round reports one boosting round to the progress function.
 type Round struct {
-	Iter   int    // 0-based round just trained
-	trees  int    // rounds planned (Params.Trees)
-	Metric string // e.g. "rmse", "ndcg@3"
-	// Train is the metric on the training matrix, for display: only a
-	// progress function or a distributed job gets it (NaN otherwise).
-	// XGBoost's evaluation of the training matrix costs up to a fifth
-	// of a small fit on two threads, and nobody else reads it.
-	Train float64
-	Valid float64 // metric on the validation matrix (or the slates' estimated value); NaN without one
+	Iter   int     // 0-based round just trained
+	trees  int     // rounds planned (Params.Trees)
+	Metric string  // e.g. "rmse", "ndcg@3"
+	Train  float64 // metric on the training matrix with Params.TrainMetric; NaN without
+	Valid  float64 // metric on the validation matrix (or the slates' estimated value); NaN without one
 	// ValidMetric names what Valid measures: Metric, or the estimated
 	// value's name (e.g. "pi-ndcg@3") when selecting by value.
 	ValidMetric string
@@ -220,10 +216,7 @@ func trainJob(ctx context.Context, cache *MatrixCache, job *Job, train, valid *f
 	m.Timing.Matrix = time.Since(start)
 
 	start = time.Now()
-	// A distributed job's workers evaluate the training matrix together
-	// (XGBoost sums the metric over them), so all of them do, or none.
-	trainMetric := progress != nil || job != nil
-	if err := m.boost(ctx, bst, dtrain, vr, p.SelectBy == SelectValue, maximize, trainMetric, start, progress); err != nil {
+	if err := m.boost(ctx, bst, dtrain, vr, p.SelectBy == SelectValue, maximize, start, progress); err != nil {
 		return nil, err
 	}
 	m.Trained = len(m.History)
@@ -344,10 +337,9 @@ func checkInputs(train, valid *features.Matrix, p Params, validated bool) error 
 
 // boost runs the boosting rounds, recording each in m.History and the best
 // validation round in m.BestIteration and m.BestScore, until p.Trees rounds
-// or early stopping. trainMetric asks for Round.Train; start times
-// Round.elapsed.
+// or early stopping. start times Round.elapsed.
 func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost.DMatrix, val validator,
-	byValue, maximize, trainMetric bool, start time.Time, progress func(Round)) error {
+	byValue, maximize bool, start time.Time, progress func(Round)) error {
 	p := m.params
 	better := func(a, b float64) bool { return a < b }
 	if maximize {
@@ -369,7 +361,7 @@ func (m *Model) boost(ctx context.Context, bst *xgboost.Booster, dtrain *xgboost
 		// enough. The validation value decides, so piopt computes it
 		// exactly from predictions equal to XGBoost's.
 		train := math.NaN()
-		if trainMetric {
+		if p.TrainMetric {
 			res, err := bst.Eval(it, trainSet)
 			if err != nil {
 				return fmt.Errorf("round %d: %w", it+1, err)

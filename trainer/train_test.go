@@ -38,8 +38,8 @@ func grid(n int, f func(a, b float64) float64) *features.Matrix {
 func TestLearnsKnownFunction(t *testing.T) {
 	f := func(a, b float64) float64 { return 3*a - 2*b + math.Sin(6*a) }
 	p := small()
-	p.Trees = 300
-	m, err := Train(context.Background(), grid(60, f), nil, p, func(Round) {})
+	p.Trees, p.TrainMetric = 300, true
+	m, err := Train(context.Background(), grid(60, f), nil, p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,36 +66,39 @@ func TestLearnsKnownFunction(t *testing.T) {
 	}
 }
 
-// The training metric is computed for a progress function only; without
-// one it is NaN and the model is the same bits.
-func TestTrainMetricOnlyForProgress(t *testing.T) {
+// The training metric is computed on request only; without it Round.Train
+// is NaN and the model is the same bits.
+func TestTrainMetricOnRequest(t *testing.T) {
 	f := func(a, b float64) float64 { return 3*a - 2*b + math.Sin(6*a) }
-	p := small()
-	p.Trees = 20
-	var shown []float64
 	var models [2][]byte
-	for i, progress := range []func(Round){nil, func(r Round) { shown = append(shown, r.Train) }} {
-		m, err := Train(context.Background(), grid(60, f), nil, p, progress)
+	for i, want := range []bool{false, true} {
+		p := small()
+		p.Trees, p.TrainMetric = 20, want
+		var shown []float64
+		m, err := Train(context.Background(), grid(60, f), nil, p, func(r Round) { shown = append(shown, r.Train) })
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, r := range m.History {
-			if math.IsNaN(r.Train) != (progress == nil) {
-				t.Fatalf("progress %v: round %d train metric %g", progress != nil, r.Iter, r.Train)
+		for k, r := range m.History {
+			if math.IsNaN(r.Train) == want || !sameFloat(shown[k], r.Train) {
+				t.Fatalf("TrainMetric %v: round %d train metric %g, progress saw %g", want, r.Iter, r.Train, shown[k])
 			}
+		}
+		if want && !(shown[p.Trees-1] < shown[0]/2) {
+			t.Fatalf("train rmse %g -> %g", shown[0], shown[p.Trees-1])
 		}
 		if models[i], err = m.booster.Save(xgboost.FormatJSON); err != nil {
 			t.Fatal(err)
 		}
 		m.Close()
 	}
-	if len(shown) != p.Trees || !(shown[p.Trees-1] < shown[0]) {
-		t.Fatalf("progress saw train rmse %v", shown)
-	}
 	if !bytes.Equal(models[0], models[1]) {
 		t.Fatal("the training metric changed the model")
 	}
 }
+
+// sameFloat is a == b, NaN equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || (math.IsNaN(a) && math.IsNaN(b)) }
 
 // Rows that only a heavier weight tells apart: at x = 0 targets 0 (weight 1)
 // and 1 (weight 3) must give 0.75 (0.5 unweighted); at x = 1 targets 2 and

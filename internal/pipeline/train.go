@@ -128,6 +128,7 @@ func train(ctx context.Context, cfg TrainConfig, job *trainer.Job, res *TrainRes
 	// its quantile matrix, which is when the process peaks.
 	res.Rows, res.Cols, res.Validated = train.Rows, train.Cols, valid != nil || (job != nil && job.Validated)
 	p := cfg.Params
+	p.TrainMetric = true // reported by the summary line and --json's rounds
 	var value *trainer.SlateValue
 	// A worker other than the root selects by the value the root
 	// broadcasts: it reads no validation targets.
@@ -141,7 +142,7 @@ func train(ctx context.Context, cfg TrainConfig, job *trainer.Job, res *TrainRes
 		res.validTargets = nil
 	}
 	model, err := Fit(ctx, FitConfig{Train: train, Valid: valid, Value: value, Params: p, Out: res.Out,
-		Progress: cfg.Progress, Label: "train", Unit: "rounds", Status: roundStatus, Job: job, TrainMetric: true})
+		Progress: cfg.Progress, Label: "train", Unit: "rounds", Status: roundStatus, Job: job})
 	if err != nil {
 		return nil, err
 	}
@@ -186,10 +187,6 @@ type FitConfig struct {
 	// Matrices, when not nil, shares the training's quantile matrix with
 	// the fits before and after it on the same rows and weights.
 	Matrices *trainer.MatrixCache
-	// TrainMetric keeps every round's training metric (trainer.Round's
-	// Train) for the caller's report; otherwise only a progress bar on a
-	// terminal asks for it.
-	TrainMetric bool
 }
 
 // Fit trains a model on cfg's matrices and saves it to cfg.Out: the one
@@ -198,18 +195,11 @@ type FitConfig struct {
 func Fit(ctx context.Context, cfg FitConfig) (*trainer.Model, error) {
 	p := cfg.Params
 	bar := progress.New(cfg.Progress, cfg.Label, int64(p.Trees), cfg.Unit)
-	// Without a bar to draw, the rounds need no progress function, and
-	// trainer then skips the training metric, unless the caller reports
-	// it (TrainMetric).
-	var each func(trainer.Round)
-	if bar != nil || cfg.TrainMetric {
-		each = func(r trainer.Round) {
-			bar.Status(cfg.Status(r))
-			bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
-			bar.Add(1)
-		}
-	}
-	model, err := cfg.Matrices.TrainJob(ctx, cfg.Job, cfg.Train, cfg.Valid, cfg.Value, p, each)
+	model, err := cfg.Matrices.TrainJob(ctx, cfg.Job, cfg.Train, cfg.Valid, cfg.Value, p, func(r trainer.Round) {
+		bar.Status(cfg.Status(r))
+		bar.Expect(progress.RoundsEnd(p.Trees, r.Best, p.EarlyStopping))
+		bar.Add(1)
+	})
 	bar.Done()
 	if err != nil {
 		return nil, err

@@ -381,6 +381,17 @@ run err-cache-sub cache bogus
 run err-predict-model predict --data $TE --model ../train-sup/sup.model --out ../train-sup/sup.model
 run err-rank-slots rank --data $TE --model ../train-pi/pi.model --slots 5
 
+# ------------------------------------------- Plackett–Luce by quadrature
+# m = 50, ℓ = 5 with distinct scores is beyond the exact programme's work
+# limit, so Γ's moments come from the clock quadrature: the only cases here
+# that reach it (appended last, so that the earlier cases keep their
+# numbers). feature:47 gives full-rank Γs (the fast solve path); feature:130
+# is so peaked that the eigenvalue cut-off keeps rank 7.
+run sim-pl-quad simulate --data $TE --slots 5 --metric ndcg --logging pl:1 --rank-by feature:47 --candidates 50 --samples 3000 --seed 12 --out plq.log --policy-out plq.policy
+run eval-pl-quad evaluate --data $TE --logs ../sim-pl-quad/plq.log --target lasso:url-side --estimators pi,wpi,ips,wips,onpolicy --bootstrap 0 --json plq.json
+run sim-pl-quad-peaked simulate --data $TE --slots 5 --metric ndcg --logging pl:1 --rank-by feature:130 --candidates 50 --samples 3000 --seed 12 --out plqp.log
+run eval-pl-quad-peaked evaluate --data $TE --logs ../sim-pl-quad-peaked/plqp.log --target lasso:url-side --estimators pi,wpi,onpolicy --bootstrap 0 --json plqp.json
+
 # ------------------------------------------------------- cache manifest
 # Raw cache entries are named by a hash of their source's absolute path and
 # hold that path and its mtime: summarise them with OUTDIR replaced and the
